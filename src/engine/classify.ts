@@ -1,0 +1,71 @@
+import { createContext } from "./context";
+import type { Dialect } from "./dialect";
+import { dialectById, dialectForHost, generic } from "./dialects";
+import { interpretGeneric } from "./dialects/generic";
+import type { ClassifyInput, ClassifyOptions, Interpretation, Verdict } from "./types";
+
+function hostOf(url: string | undefined): string {
+  if (!url) return "";
+  try {
+    return new URL(url, "http://unknown.invalid").hostname;
+  } catch {
+    return "";
+  }
+}
+
+/** Picks the dialect: the one named by the caller, else the one that claims the host. */
+export function pickDialect(input: Pick<ClassifyInput, "provider" | "request">): { dialect: Dialect; unknownProvider: string | null } {
+  const named = input.provider?.trim();
+  if (named && named.toLowerCase() !== "auto") {
+    const dialect = dialectById(named);
+    if (dialect) return { dialect, unknownProvider: null };
+    return { dialect: generic, unknownProvider: named };
+  }
+  return { dialect: dialectForHost(hostOf(input.request?.url)), unknownProvider: null };
+}
+
+/**
+ * What a response means: throttled or not, retryable or not, what kind of limit, the wait it
+ * implies, the scope it applies to and the budget it shows. Pure: `nowMs` is the only clock, and
+ * the function never throws on any status, header map or body.
+ */
+export function classify(input: ClassifyInput, options: ClassifyOptions): Verdict {
+  if (!Number.isFinite(options.nowMs)) throw new RangeError("classify: options.nowMs must be a finite epoch-milliseconds number");
+  const ctx = createContext(input, options.nowMs);
+  const { dialect, unknownProvider } = pickDialect(input);
+  if (unknownProvider !== null) ctx.ignore("provider", unknownProvider, "no dialect has this id; the generic rules were used");
+
+  let interpretation: Interpretation;
+  try {
+    interpretation = dialect.interpret(ctx);
+  } catch (error) {
+    // A dialect bug must not take the client down: fall back to the generic reading and say so.
+    ctx.ignore("dialect", dialect.id, `the dialect failed (${error instanceof Error ? error.message : String(error)}); generic rules used`);
+    interpretation = interpretGeneric(ctx);
+  }
+
+  let minWaitMs = interpretation.minWaitMs;
+  if (minWaitMs !== null && !(Number.isFinite(minWaitMs) && minWaitMs >= 0)) {
+    ctx.ignore("wait", String(minWaitMs), "not a finite, non-negative wait");
+    minWaitMs = null;
+  }
+  if (minWaitMs !== null) minWaitMs = Math.ceil(minWaitMs);
+  if (minWaitMs !== null && !Number.isSafeInteger(minWaitMs)) minWaitMs = null;
+
+  return {
+    provider: dialect.id,
+    status: ctx.status,
+    throttled: interpretation.throttled,
+    retryable: interpretation.retryable,
+    limitType: interpretation.limitType,
+    minWaitMs,
+    waitSource: minWaitMs === null ? null : interpretation.waitSource,
+    retryAllowed: interpretation.retryAllowed ?? null,
+    writeNotProcessed: interpretation.writeNotProcessed ?? false,
+    scope: interpretation.scope ?? {},
+    budget: interpretation.budget ?? null,
+    ignored: ctx.ignored,
+    deviations: ctx.deviations,
+    reason: interpretation.reason,
+  };
+}

@@ -1,0 +1,144 @@
+import { parseHttpDate } from "./http-date";
+import type { ClassifyInput, HeaderInput, IgnoredSignal } from "./types";
+
+/**
+ * Everything a dialect reads, normalised once: lower-case headers, the parsed body, the host,
+ * and two clocks. `nowMs` is the local clock; `serverNowMs` is the response's own `Date` when it
+ * has a valid one, so that absolute times (HTTP-dates, epoch resets) are measured clock-skew safe.
+ */
+export interface SignalContext {
+  method: string;
+  host: string;
+  path: string;
+  status: number;
+  nowMs: number;
+  serverNowMs: number;
+  body: unknown;
+  bodyText: string;
+  header(name: string): string | undefined;
+  /** Records a signal that is present but unusable. */
+  ignore(signal: string, value: string, why: string): void;
+  /** Records a deviation from the standard that was read anyway. */
+  deviate(note: string): void;
+  readonly ignored: IgnoredSignal[];
+  readonly deviations: string[];
+}
+
+function headerText(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (Array.isArray(value)) return value.map(String).join(", ");
+  if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") return String(value);
+  return undefined;
+}
+
+export function normaliseHeaders(headers: HeaderInput | undefined): Map<string, string> {
+  const map = new Map<string, string>();
+  if (!headers || typeof headers !== "object") return map;
+  for (const [name, value] of Object.entries(headers)) {
+    const text = headerText(value);
+    if (text === undefined) continue;
+    const key = name.toLowerCase();
+    const previous = map.get(key);
+    map.set(key, previous === undefined ? text.trim() : `${previous}, ${text.trim()}`);
+  }
+  return map;
+}
+
+/** Bodies arrive as objects (axios json), strings (text, fixtures) or buffers; JSON text is parsed. */
+function readBody(body: unknown): { body: unknown; bodyText: string } {
+  if (body === undefined || body === null) return { body: null, bodyText: "" };
+  if (typeof body === "string") {
+    const trimmed = body.trim();
+    if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+      try {
+        return { body: JSON.parse(trimmed) as unknown, bodyText: body };
+      } catch {
+        return { body, bodyText: body };
+      }
+    }
+    return { body, bodyText: body };
+  }
+  if (typeof body === "object") {
+    if (body instanceof Uint8Array) {
+      return readBody(new TextDecoder().decode(body));
+    }
+    try {
+      return { body, bodyText: JSON.stringify(body) ?? "" };
+    } catch {
+      // Circular or BigInt-bearing objects: the structure is still readable, the text is not.
+      return { body, bodyText: "" };
+    }
+  }
+  return { body, bodyText: String(body) };
+}
+
+function readUrl(url: string | undefined): { host: string; path: string } {
+  if (!url) return { host: "", path: "" };
+  try {
+    const parsed = new URL(url, "http://unknown.invalid");
+    const host = parsed.hostname === "unknown.invalid" ? "" : parsed.hostname.toLowerCase();
+    return { host, path: parsed.pathname };
+  } catch {
+    return { host: "", path: "" };
+  }
+}
+
+export function createContext(input: ClassifyInput, nowMs: number): SignalContext {
+  const headers = normaliseHeaders(input.response.headers);
+  const { body, bodyText } = readBody(input.response.body);
+  const { host, path } = readUrl(input.request?.url);
+  const ignored: IgnoredSignal[] = [];
+  const deviations: string[] = [];
+
+  let serverNowMs = nowMs;
+  const dateHeader = headers.get("date");
+  if (dateHeader !== undefined) {
+    const parsed = parseHttpDate(dateHeader, nowMs);
+    if (parsed) serverNowMs = parsed.epochMs;
+    else ignored.push({ signal: "date", value: dateHeader, why: "not an HTTP-date; waits are measured on the local clock" });
+  }
+
+  return {
+    method: (input.request?.method ?? "GET").toUpperCase(),
+    host,
+    path,
+    status: input.response.status,
+    nowMs,
+    serverNowMs,
+    body,
+    bodyText,
+    header: (name) => headers.get(name.toLowerCase()),
+    ignore: (signal, value, why) => {
+      ignored.push({ signal, value, why });
+    },
+    deviate: (note) => {
+      if (!deviations.includes(note)) deviations.push(note);
+    },
+    ignored,
+    deviations,
+  };
+}
+
+/** Safe property access into a parsed JSON body. */
+export function field(value: unknown, ...path: (string | number)[]): unknown {
+  let current: unknown = value;
+  for (const key of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
+}
+
+export function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function asString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+export function asNumber(value: unknown): number | undefined {
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return undefined;
+}

@@ -1,0 +1,70 @@
+/** The dialect registry: one file per provider; the host picks one unless the caller names it. */
+import type { Dialect } from "../dialect";
+import { hostMatches } from "../dialect";
+import { generic } from "./generic";
+import { github } from "./github";
+import { shopify } from "./shopify";
+import { stripe } from "./stripe";
+import { salesforce } from "./salesforce";
+import { slack } from "./slack";
+import { hubspot } from "./hubspot";
+import { msgraph } from "./msgraph";
+import { dataverse } from "./dataverse";
+import { openai } from "./openai";
+import { anthropic } from "./anthropic";
+import { discord } from "./discord";
+import { zendesk } from "./zendesk";
+import { twilio } from "./twilio";
+import { jira } from "./jira";
+import { google } from "./google";
+import { xero } from "./xero";
+import { quickbooks } from "./quickbooks";
+import { airtable } from "./airtable";
+import { notion } from "./notion";
+import { asana } from "./asana";
+import { intercom } from "./intercom";
+import { mailchimp } from "./mailchimp";
+import { zoom } from "./zoom";
+import { jobber } from "./jobber";
+
+export const dialects: readonly Dialect[] = [
+  github,
+  shopify,
+  stripe,
+  salesforce,
+  slack,
+  hubspot,
+  msgraph,
+  dataverse,
+  openai,
+  anthropic,
+  discord,
+  zendesk,
+  twilio,
+  jira,
+  google,
+  xero,
+  quickbooks,
+  airtable,
+  notion,
+  asana,
+  intercom,
+  mailchimp,
+  zoom,
+  jobber,
+  generic,
+];
+
+const byId = new Map(dialects.map((d) => [d.id, d]));
+
+export function dialectById(id: string): Dialect | undefined {
+  return byId.get(id.trim().toLowerCase());
+}
+
+/** The dialect for a host, or the generic one. */
+export function dialectForHost(host: string): Dialect {
+  const name = host.toLowerCase();
+  return dialects.find((d) => d.hosts.some((pattern) => hostMatches(name, pattern))) ?? generic;
+}
+
+export { generic };

@@ -1,0 +1,309 @@
+/**
+ * Readers for the signals that many providers share. Each returns what it could read and records
+ * what it could not (ctx.ignore) instead of guessing: a malformed value never becomes 0 or Infinity.
+ */
+import { parseDictionary, parseList, type Item } from "structured-headers";
+import type { SignalContext } from "./context";
+import { parseHttpDate } from "./http-date";
+import type { Budget } from "./types";
+
+/** A wait read from the response: how long, and which signal said so. */
+export interface Wait {
+  waitMs: number;
+  source: string;
+}
+
+const DELAY_SECONDS = /^\d+$/;
+const DECIMAL_SECONDS = /^\d+\.\d+$/;
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
+const DECIMAL = /^\d+(?:\.\d+)?$/;
+
+function wholeMs(ms: number): number | null {
+  const rounded = Math.ceil(ms);
+  return Number.isSafeInteger(rounded) && rounded >= 0 ? rounded : null;
+}
+
+/** An absolute time on the server's clock, as a wait from now (0 when it has passed). */
+export function waitUntil(ctx: SignalContext, serverEpochMs: number): number {
+  return Math.max(0, serverEpochMs - ctx.serverNowMs);
+}
+
+/** Reads an ISO 8601 / RFC 3339 timestamp that carries a zone; null otherwise. */
+export function parseIsoInstant(value: string): number | null {
+  if (!ISO_WITH_ZONE.test(value)) return null;
+  const epochMs = Date.parse(value);
+  return Number.isFinite(epochMs) ? epochMs : null;
+}
+
+/**
+ * Retry-After per RFC 9110 §10.2.3: delay-seconds or an HTTP-date (measured against the
+ * response's Date header when present). Decimal seconds (Shopify "2.0") and ISO 8601 instants
+ * (Zoom's daily limit) are read too and recorded as deviations.
+ */
+export function readRetryAfter(ctx: SignalContext, headerName = "retry-after"): Wait | null {
+  const raw = ctx.header(headerName);
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  const source = headerName;
+  if (value === "") {
+    ctx.ignore(headerName, raw, "empty value");
+    return null;
+  }
+  if (DELAY_SECONDS.test(value)) {
+    const waitMs = wholeMs(Number(value) * 1000);
+    if (waitMs === null) {
+      ctx.ignore(headerName, value, "too large to be a wait");
+      return null;
+    }
+    return { waitMs, source };
+  }
+  if (DECIMAL_SECONDS.test(value)) {
+    const waitMs = wholeMs(Number(value) * 1000);
+    if (waitMs === null) {
+      ctx.ignore(headerName, value, "too large to be a wait");
+      return null;
+    }
+    ctx.deviate(`${headerName} in decimal seconds (${value}); RFC 9110 allows whole seconds only`);
+    return { waitMs, source };
+  }
+  const date = parseHttpDate(value, ctx.nowMs);
+  if (date) {
+    if (date.form !== "imf-fixdate") ctx.deviate(`${headerName} as an obsolete ${date.form} HTTP-date`);
+    return { waitMs: waitUntil(ctx, date.epochMs), source };
+  }
+  const iso = parseIsoInstant(value);
+  if (iso !== null) {
+    ctx.deviate(`${headerName} as an ISO 8601 timestamp; RFC 9110 wants delay-seconds or an HTTP-date`);
+    return { waitMs: waitUntil(ctx, iso), source };
+  }
+  ctx.ignore(headerName, value, "neither delay-seconds nor an HTTP-date");
+  return null;
+}
+
+/** A non-negative decimal count of a unit (ms in retry-after-ms, seconds in Reset-After). */
+export function readDecimalHeader(ctx: SignalContext, headerName: string, unitMs: number): Wait | null {
+  const raw = ctx.header(headerName);
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  if (!DECIMAL.test(value)) {
+    ctx.ignore(headerName, raw, "not a non-negative number");
+    return null;
+  }
+  const waitMs = wholeMs(Number(value) * unitMs);
+  if (waitMs === null) {
+    ctx.ignore(headerName, raw, "too large to be a wait");
+    return null;
+  }
+  return { waitMs, source: headerName };
+}
+
+/** A plain non-negative integer header (a count), or null with a recorded reason. */
+export function readCount(ctx: SignalContext, headerName: string): number | null {
+  const raw = ctx.header(headerName);
+  if (raw === undefined) return null;
+  // RateLimit-Limit of the old IETF drafts may carry a policy after the number ("10, 10;w=1").
+  const value = raw.split(",")[0]!.trim();
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    ctx.ignore(headerName, raw, "not a non-negative integer");
+    return null;
+  }
+  return Number(value);
+}
+
+/**
+ * Go-style durations as OpenAI sends them in x-ratelimit-reset-*: "1s", "6m0s", "20ms",
+ * "51.189s", "1h2m3s". https://platform.openai.com/docs/guides/rate-limits
+ */
+export function parseGoDuration(value: string): number | null {
+  const text = value.trim();
+  if (!/^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|µs|ns))+$/.test(text)) return null;
+  const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+  let totalMs = 0;
+  for (const part of text.matchAll(/(\d+(?:\.\d+)?)(h|ms|m|s|us|µs|ns)/g)) {
+    totalMs += Number(part[1]) * unitMs[part[2]!]!;
+  }
+  return Number.isFinite(totalMs) ? totalMs : null;
+}
+
+/** How a provider writes its reset value. */
+export type ResetKind = "epoch-seconds" | "epoch-ms" | "delta-seconds" | "iso" | "duration" | "auto";
+
+/**
+ * Reads a reset header as a wait from now. The dialect says which kind it is; "auto" is a
+ * heuristic for unknown hosts (about 1.8e9 is epoch seconds, about 1.8e12 epoch ms, small values
+ * are deltas) and is recorded as a deviation.
+ */
+export function readReset(ctx: SignalContext, headerName: string, kind: ResetKind): Wait | null {
+  const raw = ctx.header(headerName);
+  if (raw === undefined) return null;
+  const value = raw.trim();
+  const source = headerName;
+  const fail = (why: string): null => {
+    ctx.ignore(headerName, raw, why);
+    return null;
+  };
+  if (kind === "iso") {
+    const epochMs = parseIsoInstant(value);
+    return epochMs === null ? fail("not an ISO 8601 timestamp with a zone") : { waitMs: waitUntil(ctx, epochMs), source };
+  }
+  if (kind === "duration") {
+    const ms = parseGoDuration(value);
+    if (ms === null) return fail("not a duration such as 6m0s or 20ms");
+    const waitMs = wholeMs(ms);
+    return waitMs === null ? fail("too large to be a wait") : { waitMs, source };
+  }
+  if (!DECIMAL.test(value)) return fail("not a non-negative number");
+  const n = Number(value);
+  let resolved: Exclude<ResetKind, "auto" | "iso" | "duration"> =
+    kind === "auto" ? (n >= 1e12 ? "epoch-ms" : n >= 1e9 ? "epoch-seconds" : "delta-seconds") : kind;
+  if (kind === "auto") ctx.deviate(`${headerName} read as ${resolved} by magnitude (no documented unit for this host)`);
+  if (resolved === "epoch-seconds" && n < 1e9) {
+    // A dialect that documents epoch seconds but gets a small number: it cannot be a 1970 date.
+    resolved = "delta-seconds";
+    ctx.deviate(`${headerName} ${value} is too small for epoch seconds; read as delta seconds`);
+  }
+  const waitMs =
+    resolved === "delta-seconds"
+      ? wholeMs(n * 1000)
+      : wholeMs(waitUntil(ctx, resolved === "epoch-seconds" ? n * 1000 : n));
+  return waitMs === null ? fail("too large to be a wait") : { waitMs, source };
+}
+
+/** The local-clock ISO time a wait ends at. */
+export function isoAfter(ctx: SignalContext, waitMs: number): string {
+  return new Date(ctx.nowMs + waitMs).toISOString();
+}
+
+/**
+ * The X-RateLimit-Limit/-Remaining/-Reset family (and same-shaped variants such as X-Rate-Limit-*
+ * or RateLimit-* of the IETF drafts 00-06, whose reset is delta seconds).
+ */
+export function readLimitFamily(
+  ctx: SignalContext,
+  names: { limit?: string; remaining: string; reset?: string },
+  resetKind: ResetKind,
+): { budget: Budget | null; reset: Wait | null } {
+  const remaining = readCount(ctx, names.remaining);
+  const limit = names.limit ? readCount(ctx, names.limit) : null;
+  const reset = names.reset ? readReset(ctx, names.reset, resetKind) : null;
+  if (remaining === null) return { budget: null, reset };
+  return {
+    budget: {
+      remaining,
+      limit,
+      resetAt: reset ? isoAfter(ctx, reset.waitMs) : null,
+      source: names.remaining,
+    },
+    reset,
+  };
+}
+
+/** "used/limit" forms: X-Shopify-Shop-Api-Call-Limit "32/40", Sforce-Limit-Info "api-usage=18/5000". */
+export function parseUsedOfLimit(value: string): { used: number; limit: number } | null {
+  const m = /(\d+)\s*\/\s*(\d+)/.exec(value);
+  if (!m) return null;
+  const used = Number(m[1]);
+  const limit = Number(m[2]);
+  if (!Number.isSafeInteger(used) || !Number.isSafeInteger(limit) || limit <= 0) return null;
+  return { used, limit };
+}
+
+function itemNumber(item: Item, key: string): number | null {
+  const value = item[1].get(key);
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers). Current form: Structured
+ * Field lists `RateLimit: "default";r=50;t=30` and `RateLimit-Policy: "burst";q=100;w=60`, where
+ * t is delta seconds. Older drafts: RateLimit-Limit/-Remaining/-Reset (delta seconds). Parsed with
+ * a maintained RFC 8941 parser; malformed fields are ignored, as the draft requires.
+ * https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/
+ */
+export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; reset: Wait | null } {
+  const field = ctx.header("ratelimit");
+  if (field !== undefined) {
+    const parsed = parseRateLimitField(ctx, field);
+    if (parsed) return parsed;
+  }
+  if (ctx.header("ratelimit-remaining") !== undefined) {
+    return readLimitFamily(
+      ctx,
+      { limit: "ratelimit-limit", remaining: "ratelimit-remaining", reset: "ratelimit-reset" },
+      "delta-seconds",
+    );
+  }
+  return { budget: null, reset: null };
+}
+
+function policyQuotas(ctx: SignalContext): Map<string, number> {
+  const quotas = new Map<string, number>();
+  const raw = ctx.header("ratelimit-policy");
+  if (raw === undefined) return quotas;
+  try {
+    for (const member of parseList(raw)) {
+      if (!Array.isArray(member[0])) {
+        const item = member as Item;
+        const quota = itemNumber(item, "q");
+        if (typeof item[0] === "string" && quota !== null) quotas.set(item[0], quota);
+      }
+    }
+  } catch {
+    ctx.ignore("ratelimit-policy", raw, "not a valid Structured Field list");
+  }
+  return quotas;
+}
+
+function parseRateLimitField(ctx: SignalContext, raw: string): { budget: Budget | null; reset: Wait | null } | null {
+  let tightest: { name: string; remaining: number; resetSeconds: number | null } | null = null;
+  try {
+    for (const member of parseList(raw)) {
+      if (Array.isArray(member[0])) continue;
+      const item = member as Item;
+      const remaining = itemNumber(item, "r");
+      if (remaining === null) continue;
+      const resetSeconds = itemNumber(item, "t");
+      const name = typeof item[0] === "string" ? item[0] : String(item[0]);
+      if (!tightest || remaining < tightest.remaining) tightest = { name, remaining, resetSeconds };
+    }
+  } catch {
+    tightest = null;
+  }
+  if (!tightest) {
+    // Some servers send the draft-03 dictionary form: RateLimit: limit=100, remaining=0, reset=30.
+    try {
+      const dict = parseDictionary(raw);
+      const remaining = dict.get("remaining");
+      const reset = dict.get("reset");
+      const limit = dict.get("limit");
+      if (remaining && typeof remaining[0] === "number") {
+        ctx.deviate("RateLimit in the dictionary form of early drafts (limit=, remaining=, reset=)");
+        const resetSeconds = reset && typeof reset[0] === "number" ? reset[0] : null;
+        const waitMs = resetSeconds === null ? null : wholeMs(resetSeconds * 1000);
+        return {
+          budget: {
+            remaining: remaining[0],
+            limit: limit && typeof limit[0] === "number" ? limit[0] : null,
+            resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
+            source: "ratelimit",
+          },
+          reset: waitMs === null ? null : { waitMs, source: "ratelimit" },
+        };
+      }
+    } catch {
+      // fall through to the ignore below
+    }
+    ctx.ignore("ratelimit", raw, "not a valid RateLimit field (a Structured Field list with r=)");
+    return null;
+  }
+  const waitMs = tightest.resetSeconds === null ? null : wholeMs(tightest.resetSeconds * 1000);
+  return {
+    budget: {
+      remaining: tightest.remaining,
+      limit: policyQuotas(ctx).get(tightest.name) ?? null,
+      resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
+      source: "ratelimit",
+    },
+    reset: waitMs === null ? null : { waitMs, source: "ratelimit" },
+  };
+}

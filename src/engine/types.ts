@@ -1,0 +1,132 @@
+/**
+ * The engine's vocabulary. Meanings follow section 0 of provider-signals.md:
+ * a verdict says what a response means; a decision says what to do next.
+ */
+
+/** What kind of limit a response speaks of. */
+export type LimitType =
+  | "burst" // per-second/minute/hour windows, leaky buckets: retry after the wait
+  | "quota" // daily, monthly, billing or spend allowance: do not retry in this run
+  | "concurrency" // too many requests in flight: retry after a short wait
+  | "cost" // a points budget (GraphQL cost): retry once the points are restored
+  | "contention" // object lock contention (Stripe lock_timeout): retry with backoff
+  | "server" // overload or transient server failure (503/504, 529)
+  | "permission" // looks like a throttle status (403) but is an access error
+  | "validation" // the request can never succeed as sent (cost over the maximum, bad input)
+  | "none"; // not a limit at all (a success, or an ordinary error)
+
+/** Header values as they come from Node, axios, fetch or a JSON fixture. */
+export type HeaderValue = string | number | boolean | readonly string[] | null | undefined;
+export type HeaderInput = Readonly<Record<string, HeaderValue>>;
+
+export interface ClassifyInput {
+  request?: { method?: string; url?: string };
+  response: { status: number; headers?: HeaderInput; body?: unknown };
+  /** A dialect id ("github", "shopify", ...); when absent the host picks one. */
+  provider?: string;
+}
+
+export interface ClassifyOptions {
+  /** The local clock, epoch milliseconds. Never read from a global. */
+  nowMs: number;
+}
+
+/** The remaining allowance a response shows, on a success too. */
+export interface Budget {
+  remaining: number;
+  limit: number | null;
+  /** When the allowance resets, ISO 8601 on the local clock, or null when not shown. */
+  resetAt: string | null;
+  /** Which signal gave it, e.g. "x-ratelimit-remaining", "x-shopify-shop-api-call-limit". */
+  source: string;
+}
+
+/** A signal present in the response that could not be used, and why. */
+export interface IgnoredSignal {
+  signal: string;
+  value: string;
+  why: string;
+}
+
+/** The parts that name a limit's real scope (GitHub resource, Slack method, Shopify store...). */
+export type ScopeParts = Readonly<Record<string, string>>;
+
+export interface Verdict {
+  provider: string;
+  status: number;
+  /** The request was rejected by a usage limit, or by explicit server back-pressure. */
+  throttled: boolean;
+  /** An automatic retry in this run, after minWaitMs or backoff, is the right reaction. */
+  retryable: boolean;
+  limitType: LimitType;
+  /** The wait the response implies (ms, a non-negative integer), or null when it gives none. */
+  minWaitMs: number | null;
+  /** Which signal set minWaitMs ("retry-after", "x-ratelimit-reset", "doc:fixed-60s", ...). */
+  waitSource: string | null;
+  /** The server's own retry verdict (Stripe-Should-Retry, x-should-retry), or null. */
+  retryAllowed: boolean | null;
+  /** A write that got this answer was documented as not processed (e.g. Twilio 20429). */
+  writeNotProcessed: boolean;
+  scope: ScopeParts;
+  budget: Budget | null;
+  ignored: IgnoredSignal[];
+  /** Deviations from the standards that were read anyway (decimal Retry-After, ISO dates...). */
+  deviations: string[];
+  /** One sentence a person can read. */
+  reason: string;
+}
+
+/** What a dialect decides; classify() fills in the rest. */
+export interface Interpretation {
+  throttled: boolean;
+  retryable: boolean;
+  limitType: LimitType;
+  minWaitMs: number | null;
+  waitSource: string | null;
+  retryAllowed?: boolean | null;
+  writeNotProcessed?: boolean;
+  scope?: ScopeParts;
+  budget?: Budget | null;
+  reason: string;
+}
+
+export type JitterKind = "full" | "equal" | "decorrelated" | "none";
+
+export interface RetryPolicy {
+  /** Total attempts, the first one included. */
+  maxAttempts: number;
+  /** Total time from the first attempt; a wait that ends later defers or fails. */
+  maxTotalMs: number;
+  /** An absolute limit (epoch ms on the local clock), e.g. the execution's end; null for none. */
+  deadlineMs: number | null;
+  /** The longest wait to sleep through inside this run; a longer one defers. */
+  maxInlineWaitMs: number;
+  /** Fallback backoff when the server gives no wait. */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  jitter: JitterKind;
+  /** Jitter added on top of a server-given wait: ratio of the wait, and its ceiling. */
+  serverWaitJitterRatio: number;
+  serverWaitJitterMaxMs: number;
+}
+
+export interface AttemptHistory {
+  /** Attempts made so far, the one that produced the verdict included (>= 1). */
+  attempts: number;
+  /** When the first attempt started, epoch ms on the local clock. */
+  firstAttemptAtMs: number;
+  /** The previous backoff wait, for decorrelated jitter. */
+  previousWaitMs?: number | null;
+}
+
+export interface PlanOptions {
+  nowMs: number;
+  /** A random source in [0, 1); inject a seeded one in tests. */
+  random: () => number;
+}
+
+export type Decision =
+  | { decision: "done"; reason: string }
+  | { decision: "retry"; waitMs: number; notBefore: string; waitSource: string; reason: string }
+  | { decision: "defer"; waitMs: number; notBefore: string; reason: string }
+  | { decision: "fail"; reason: string; notBefore: string | null };
