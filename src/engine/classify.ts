@@ -1,27 +1,21 @@
-import { createContext } from "./context";
+import { createContext, readUrl } from "./context";
 import type { Dialect } from "./dialect";
 import { dialectById, dialectForHost, generic } from "./dialects";
 import { interpretGeneric } from "./dialects/generic";
 import type { ClassifyInput, ClassifyOptions, Interpretation, Verdict } from "./types";
 
-function hostOf(url: string | undefined): string {
-  if (!url) return "";
-  try {
-    return new URL(url, "http://unknown.invalid").hostname;
-  } catch {
-    return "";
-  }
-}
-
 /** Picks the dialect: the one named by the caller, else the one that claims the host. */
-export function pickDialect(input: Pick<ClassifyInput, "provider" | "request">): { dialect: Dialect; unknownProvider: string | null } {
+export function pickDialect(
+  input: Pick<ClassifyInput, "provider" | "request">,
+  host: string = readUrl(input.request?.url).host,
+): { dialect: Dialect; unknownProvider: string | null } {
   const named = input.provider?.trim();
   if (named && named.toLowerCase() !== "auto") {
     const dialect = dialectById(named);
     if (dialect) return { dialect, unknownProvider: null };
     return { dialect: generic, unknownProvider: named };
   }
-  return { dialect: dialectForHost(hostOf(input.request?.url)), unknownProvider: null };
+  return { dialect: dialectForHost(host), unknownProvider: null };
 }
 
 /**
@@ -32,7 +26,7 @@ export function pickDialect(input: Pick<ClassifyInput, "provider" | "request">):
 export function classify(input: ClassifyInput, options: ClassifyOptions): Verdict {
   if (!Number.isFinite(options.nowMs)) throw new RangeError("classify: options.nowMs must be a finite epoch-milliseconds number");
   const ctx = createContext(input, options.nowMs);
-  const { dialect, unknownProvider } = pickDialect(input);
+  const { dialect, unknownProvider } = pickDialect(input, ctx.host);
   if (unknownProvider !== null) ctx.ignore("provider", unknownProvider, "no dialect has this id; the generic rules were used");
 
   let interpretation: Interpretation;

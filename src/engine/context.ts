@@ -44,35 +44,43 @@ export function normaliseHeaders(headers: HeaderInput | undefined): Map<string, 
   return map;
 }
 
-/** Bodies arrive as objects (axios json), strings (text, fixtures) or buffers; JSON text is parsed. */
-function readBody(body: unknown): { body: unknown; bodyText: string } {
-  if (body === undefined || body === null) return { body: null, bodyText: "" };
+/**
+ * Bodies arrive as objects (axios json), strings (text, fixtures) or buffers; JSON text is parsed.
+ * The text of an object body is only made when a dialect asks for it (most never do).
+ */
+function readBody(body: unknown): { body: unknown; bodyText: () => string } {
+  if (body === undefined || body === null) return { body: null, bodyText: () => "" };
   if (typeof body === "string") {
     const trimmed = body.trim();
     if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
       try {
-        return { body: JSON.parse(trimmed) as unknown, bodyText: body };
+        return { body: JSON.parse(trimmed) as unknown, bodyText: () => body };
       } catch {
-        return { body, bodyText: body };
+        return { body, bodyText: () => body };
       }
     }
-    return { body, bodyText: body };
+    return { body, bodyText: () => body };
   }
   if (typeof body === "object") {
     if (body instanceof Uint8Array) {
       return readBody(new TextDecoder().decode(body));
     }
-    try {
-      return { body, bodyText: JSON.stringify(body) ?? "" };
-    } catch {
-      // Circular or BigInt-bearing objects: the structure is still readable, the text is not.
-      return { body, bodyText: "" };
-    }
+    return {
+      body,
+      bodyText: () => {
+        try {
+          return JSON.stringify(body) ?? "";
+        } catch {
+          // Circular or BigInt-bearing objects: the structure is still readable, the text is not.
+          return "";
+        }
+      },
+    };
   }
-  return { body, bodyText: String(body) };
+  return { body, bodyText: () => String(body) };
 }
 
-function readUrl(url: string | undefined): { host: string; path: string } {
+export function readUrl(url: string | undefined): { host: string; path: string } {
   if (!url) return { host: "", path: "" };
   try {
     const parsed = new URL(url, "http://unknown.invalid");
@@ -83,40 +91,65 @@ function readUrl(url: string | undefined): { host: string; path: string } {
   }
 }
 
-export function createContext(input: ClassifyInput, nowMs: number): SignalContext {
-  const headers = normaliseHeaders(input.response.headers);
-  const { body, bodyText } = readBody(input.response.body);
-  const { host, path } = readUrl(input.request?.url);
-  const ignored: IgnoredSignal[] = [];
-  const deviations: string[] = [];
+/**
+ * A class rather than an object of closures: contexts are made once per response on a hot path,
+ * and methods on a prototype cost nothing to create.
+ */
+class ResponseContext implements SignalContext {
+  readonly method: string;
+  readonly host: string;
+  readonly path: string;
+  readonly status: number;
+  readonly nowMs: number;
+  readonly serverNowMs: number;
+  readonly body: unknown;
+  readonly ignored: IgnoredSignal[] = [];
+  readonly deviations: string[] = [];
+  private readonly headers: Map<string, string>;
+  private readonly makeBodyText: () => string;
+  private bodyTextCache: string | undefined;
 
-  let serverNowMs = nowMs;
-  const dateHeader = headers.get("date");
-  if (dateHeader !== undefined) {
-    const parsed = parseHttpDate(dateHeader, nowMs);
-    if (parsed) serverNowMs = parsed.epochMs;
-    else ignored.push({ signal: "date", value: dateHeader, why: "not an HTTP-date; waits are measured on the local clock" });
+  constructor(input: ClassifyInput, nowMs: number) {
+    this.headers = normaliseHeaders(input.response.headers);
+    const { body, bodyText } = readBody(input.response.body);
+    this.body = body;
+    this.makeBodyText = bodyText;
+    const { host, path } = readUrl(input.request?.url);
+    this.host = host;
+    this.path = path;
+    this.method = (input.request?.method ?? "GET").toUpperCase();
+    this.status = input.response.status;
+    this.nowMs = nowMs;
+    let serverNowMs = nowMs;
+    const dateHeader = this.headers.get("date");
+    if (dateHeader !== undefined) {
+      const parsed = parseHttpDate(dateHeader, nowMs);
+      if (parsed) serverNowMs = parsed.epochMs;
+      else this.ignore("date", dateHeader, "not an HTTP-date; waits are measured on the local clock");
+    }
+    this.serverNowMs = serverNowMs;
   }
 
-  return {
-    method: (input.request?.method ?? "GET").toUpperCase(),
-    host,
-    path,
-    status: input.response.status,
-    nowMs,
-    serverNowMs,
-    body,
-    bodyText,
-    header: (name) => headers.get(name.toLowerCase()),
-    ignore: (signal, value, why) => {
-      ignored.push({ signal, value, why });
-    },
-    deviate: (note) => {
-      if (!deviations.includes(note)) deviations.push(note);
-    },
-    ignored,
-    deviations,
-  };
+  get bodyText(): string {
+    this.bodyTextCache ??= this.makeBodyText();
+    return this.bodyTextCache;
+  }
+
+  header(name: string): string | undefined {
+    return this.headers.get(name.toLowerCase());
+  }
+
+  ignore(signal: string, value: string, why: string): void {
+    this.ignored.push({ signal, value, why });
+  }
+
+  deviate(note: string): void {
+    if (!this.deviations.includes(note)) this.deviations.push(note);
+  }
+}
+
+export function createContext(input: ClassifyInput, nowMs: number): SignalContext {
+  return new ResponseContext(input, nowMs);
 }
 
 /** Safe property access into a parsed JSON body. */

@@ -1,0 +1,155 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { backoffMs, classify, DEFAULT_POLICY, exponentialCeilingMs, plan } from "../../src/engine";
+import type { RetryPolicy, Verdict } from "../../src/engine";
+import { seededRandom } from "./seeded-random";
+
+const NOW_MS = Date.parse("2026-11-30T12:00:00Z");
+const first = { attempts: 1, firstAttemptAtMs: NOW_MS };
+
+function verdictFor(status: number, headers: Record<string, string> = {}): Verdict {
+  return classify({ request: { method: "GET", url: "http://api.example.test/x" }, response: { status, headers } }, { nowMs: NOW_MS });
+}
+
+function withWait(overrides: Partial<Verdict>): Verdict {
+  return { ...verdictFor(429), ...overrides };
+}
+
+describe("plan: the server's wait is a floor", () => {
+  it("retries after the server's wait plus a small jitter on top", () => {
+    const decision = plan(verdictFor(429, { "Retry-After": "2" }), first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision).toMatchObject({ decision: "retry", waitMs: 2100, waitSource: "retry-after", notBefore: "2026-11-30T12:00:02.100Z" });
+  });
+
+  it("never shortens the server's wait, whatever the jitter kind and random draw", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 60_000 }),
+        fc.constantFrom("full", "equal", "decorrelated", "none") as fc.Arbitrary<RetryPolicy["jitter"]>,
+        fc.double({ min: 0, max: 0.999999, noNaN: true }),
+        (minWaitMs, jitter, draw) => {
+          const decision = plan(withWait({ minWaitMs, waitSource: "retry-after" }), first, { ...DEFAULT_POLICY, jitter }, { nowMs: NOW_MS, random: () => draw });
+          expect(decision.decision).toBe("retry");
+          if (decision.decision !== "retry") return;
+          expect(decision.waitMs).toBeGreaterThanOrEqual(minWaitMs);
+          expect(decision.waitMs).toBeLessThanOrEqual(minWaitMs + DEFAULT_POLICY.serverWaitJitterMaxMs);
+        },
+      ),
+    );
+  });
+
+  it("spreads workers throttled together: different draws give different waits above the floor", () => {
+    const random = seededRandom(7);
+    const waits = Array.from({ length: 20 }, () => {
+      const decision = plan(withWait({ minWaitMs: 5000, waitSource: "retry-after" }), first, DEFAULT_POLICY, { nowMs: NOW_MS, random });
+      return decision.decision === "retry" ? decision.waitMs : -1;
+    });
+    expect(new Set(waits).size).toBeGreaterThan(15);
+    expect(Math.min(...waits)).toBeGreaterThanOrEqual(5000);
+  });
+
+  it("adds no jitter with jitter kind none", () => {
+    const decision = plan(withWait({ minWaitMs: 5000, waitSource: "retry-after" }), first, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.9 });
+    expect(decision).toMatchObject({ decision: "retry", waitMs: 5000 });
+  });
+});
+
+describe("plan: long waits defer, never retry early", () => {
+  it("defers a wait longer than the inline limit, with notBefore at the server's time", () => {
+    const decision = plan(verdictFor(429, { "Retry-After": "3600" }), first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision).toMatchObject({ decision: "defer", waitMs: 3_600_000, notBefore: "2026-11-30T13:00:00.000Z" });
+  });
+
+  it("defers a wait that fits the inline limit but ends past the deadline", () => {
+    const policy = { ...DEFAULT_POLICY, deadlineMs: NOW_MS + 10_000 };
+    const decision = plan(verdictFor(429, { "Retry-After": "20" }), first, policy, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision).toMatchObject({ decision: "defer", waitMs: 20_000 });
+  });
+
+  it("defers when the wait passes maxTotalMs counted from the first attempt", () => {
+    const history = { attempts: 2, firstAttemptAtMs: NOW_MS - 290_000 };
+    const decision = plan(verdictFor(429, { "Retry-After": "30" }), history, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision.decision).toBe("defer");
+  });
+
+  it("takes the floor without jitter when the jitter alone would cross the inline limit", () => {
+    const policy = { ...DEFAULT_POLICY, maxInlineWaitMs: 10_000 };
+    const decision = plan(withWait({ minWaitMs: 10_000, waitSource: "retry-after" }), first, policy, { nowMs: NOW_MS, random: () => 0.9 });
+    expect(decision).toMatchObject({ decision: "retry", waitMs: 10_000 });
+  });
+
+  it("defers a quota with a known reset instead of retrying it", () => {
+    const quota = withWait({ limitType: "quota", retryable: false, minWaitMs: 12 * 3_600_000, waitSource: "retry-after" });
+    expect(plan(quota, first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 })).toMatchObject({ decision: "defer", notBefore: "2026-12-01T00:00:00.000Z" });
+  });
+
+  it("fails a quota with no known reset", () => {
+    const quota = withWait({ limitType: "quota", retryable: false, minWaitMs: null, waitSource: null });
+    expect(plan(quota, first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 })).toMatchObject({ decision: "fail", notBefore: null });
+  });
+});
+
+describe("plan: what is never retried, and hard caps", () => {
+  it.each([
+    ["permission", 403],
+    ["validation", 400],
+  ])("fails a %s error at once", (limitType, status) => {
+    const verdict = verdictFor(status);
+    expect(verdict.limitType).toBe(limitType);
+    expect(plan(verdict, first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 }).decision).toBe("fail");
+  });
+
+  it("fails when the server says not to retry", () => {
+    const verdict = withWait({ retryAllowed: false, minWaitMs: 1000 });
+    expect(plan(verdict, first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 }).decision).toBe("fail");
+  });
+
+  it("is done on a success or a final non-throttle answer", () => {
+    expect(plan(verdictFor(200), first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 }).decision).toBe("done");
+    expect(plan(verdictFor(404), first, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 }).decision).toBe("done");
+  });
+
+  it("fails after maxAttempts, carrying the server's notBefore for whoever resumes", () => {
+    const history = { attempts: DEFAULT_POLICY.maxAttempts, firstAttemptAtMs: NOW_MS };
+    const decision = plan(verdictFor(429, { "Retry-After": "2" }), history, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision).toMatchObject({ decision: "fail", notBefore: "2026-11-30T12:00:02.000Z" });
+  });
+
+  it("fails rather than back off past the total-time limit when the server gave no wait", () => {
+    const history = { attempts: 3, firstAttemptAtMs: NOW_MS - DEFAULT_POLICY.maxTotalMs + 100 };
+    const decision = plan(verdictFor(429), history, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(decision.decision).toBe("fail");
+  });
+});
+
+describe("fallback backoff when the server says nothing", () => {
+  const base = { baseMs: 500, capMs: 30_000 };
+
+  it("grows exponentially and stops at the cap", () => {
+    expect([1, 2, 3, 4, 10, 100].map((retry) => exponentialCeilingMs(retry, 500, 30_000))).toEqual([500, 1000, 2000, 4000, 30_000, 30_000]);
+    expect(backoffMs("none", { ...base, retry: 3, random: () => 0.3 })).toBe(2000);
+  });
+
+  it("keeps each jitter kind inside its range", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 40 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), fc.integer({ min: 0, max: 60_000 }), (retry, draw, previousWaitMs) => {
+        const ceiling = exponentialCeilingMs(retry, 500, 30_000);
+        const random = () => draw;
+        const full = backoffMs("full", { ...base, retry, random });
+        const equal = backoffMs("equal", { ...base, retry, random });
+        const decorrelated = backoffMs("decorrelated", { ...base, retry, previousWaitMs, random });
+        expect(full).toBeGreaterThanOrEqual(0);
+        expect(full).toBeLessThanOrEqual(ceiling);
+        expect(equal).toBeGreaterThanOrEqual(Math.floor(ceiling / 2));
+        expect(equal).toBeLessThanOrEqual(ceiling);
+        expect(decorrelated).toBeGreaterThanOrEqual(Math.min(500, 30_000));
+        expect(decorrelated).toBeLessThanOrEqual(30_000);
+      }),
+    );
+  });
+
+  it("uses the chosen jitter kind when the server gives no wait", () => {
+    const decision = plan(verdictFor(429), { attempts: 3, firstAttemptAtMs: NOW_MS }, { ...DEFAULT_POLICY, jitter: "equal" }, { nowMs: NOW_MS, random: () => 0 });
+    expect(decision).toMatchObject({ decision: "retry", waitMs: 1000, waitSource: "backoff:equal" });
+  });
+});
