@@ -1,14 +1,56 @@
 /**
- * QuickBooks Online. STUB: reads the generic signals only until its own rules are written.
+ * QuickBooks Online. 500 requests per minute per realm, 10 concurrent per realm and app, 40 batch
+ * requests per minute. "HTTP Status Code 429 ... wait 60 seconds before retrying." The fault body
+ * carries code 3001 ("message=ThrottleExceeded; errorCode=003001"), which covers both the rate and
+ * the concurrency limit. No wait header is sent, so the documented 60 s is the wait.
  * https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles
  */
+import type { SignalContext } from "../context";
+import { asArray, asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { interpretGeneric } from "./generic";
+import type { Interpretation } from "../types";
+import { interpretStatus, readStandardSignals } from "./generic";
+
+const DOC_WAIT_MS = 60_000;
+
+function faultCodes(body: unknown): string[] {
+  // JSON: {"Fault":{"Error":[{"code":"3001",...}]}}; some SDKs lower-case the keys.
+  const fault = field(body, "Fault") ?? field(body, "fault");
+  const errors = asArray(field(fault, "Error") ?? field(fault, "error"));
+  return errors.map((e) => asString(field(e, "code")) ?? String(field(e, "code") ?? "")).filter((c) => c !== "");
+}
+
+function realmOf(path: string): Record<string, string> {
+  const m = /\/v3\/company\/(\d+)/.exec(path);
+  return m ? { realm: m[1]! } : {};
+}
+
+function interpret(ctx: SignalContext): Interpretation {
+  const signals = readStandardSignals(ctx, "auto");
+  const codes = faultCodes(ctx.body);
+  // The XML fault form carries the same code: <Error code="3001">.
+  const throttleCode = codes.includes("3001") || /<Error[^>]*\bcode="3001"/.test(ctx.bodyText);
+  if (ctx.status === 429 || throttleCode) {
+    // "wait 60 seconds before retrying": the documented fixed wait, unless the server sends its own.
+    const wait = signals.retryAfter ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-60s" };
+    return {
+      throttled: true,
+      retryable: true,
+      limitType: "burst",
+      minWaitMs: wait.waitMs,
+      waitSource: wait.source,
+      scope: { ...realmOf(ctx.path), ...(throttleCode ? { code: "3001" } : {}) },
+      budget: signals.budget,
+      reason: `QuickBooks ${ctx.status}${throttleCode ? " ThrottleExceeded (3001)" : ""}: the realm's request or concurrency limit; wait ${wait.waitMs / 1000} s before retrying.`,
+    };
+  }
+  return interpretStatus(ctx, signals);
+}
 
 export const quickbooks: Dialect = {
   id: "quickbooks",
   label: "QuickBooks Online",
   hosts: ["quickbooks.api.intuit.com", "sandbox-quickbooks.api.intuit.com"],
   docs: ["https://developer.intuit.com/app/developer/qbo/docs/learn/limits-and-throttles"],
-  interpret: interpretGeneric,
+  interpret,
 };
