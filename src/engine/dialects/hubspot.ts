@@ -1,14 +1,87 @@
 /**
- * HubSpot. STUB: reads the generic signals only until its own rules are written.
+ * HubSpot.
  * https://developers.hubspot.com/docs/api/usage-details
+ * https://github.com/HubSpot/hubspot-api-nodejs (codegen/.../RetryDecorator.ts: the SDK's retry rules)
+ *
+ * A 429 body names the policy: TEN_SECONDLY_ROLLING (the burst window; the SDK retries after
+ * 10 s x attempt) or DAILY (resets "at midnight based on your time zone setting"; the SDK does not
+ * retry it). The search API says "You have reached your secondly limit." (the SDK retries after
+ * 1 s x attempt). X-HubSpot-RateLimit-Interval-Milliseconds is the window LENGTH, not a reset.
  */
+import type { SignalContext } from "../context";
+import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { interpretGeneric } from "./generic";
+import { readCount, readRetryAfter, type Wait } from "../signals";
+import type { Budget, Interpretation, ScopeParts } from "../types";
+import { describeWait, docWait } from "./_dialect-kit";
+import { interpretStatus } from "./generic";
+
+const USAGE_DOC = "https://developers.hubspot.com/docs/api/usage-details";
+
+function readBudgets(ctx: SignalContext): { burst: Budget | null; daily: Budget | null } {
+  const remaining = readCount(ctx, "x-hubspot-ratelimit-remaining");
+  const max = readCount(ctx, "x-hubspot-ratelimit-max");
+  const dailyRemaining = readCount(ctx, "x-hubspot-ratelimit-daily-remaining");
+  const daily = readCount(ctx, "x-hubspot-ratelimit-daily");
+  // Interval-Milliseconds is the rolling window length (USAGE_DOC), so no reset instant is known.
+  return {
+    burst: remaining === null ? null : { remaining, limit: max, resetAt: null, source: "x-hubspot-ratelimit-remaining" },
+    daily: dailyRemaining === null ? null : { remaining: dailyRemaining, limit: daily, resetAt: null, source: "x-hubspot-ratelimit-daily-remaining" },
+  };
+}
+
+function interpretHubspot(ctx: SignalContext): Interpretation {
+  const retryAfter = readRetryAfter(ctx);
+  const budgets = readBudgets(ctx);
+  const policy = asString(field(ctx.body, "policyName"));
+  const errorType = asString(field(ctx.body, "errorType"));
+  const message = asString(field(ctx.body, "message")) ?? "";
+  const dailySpent = budgets.daily?.remaining === 0;
+  const budget = dailySpent || policy === "DAILY" ? (budgets.daily ?? budgets.burst) : (budgets.burst ?? budgets.daily);
+  const scope: ScopeParts = policy ? { policy } : {};
+  const burst = (fallback: Wait | null, what: string): Interpretation => {
+    const wait = retryAfter ?? fallback;
+    return {
+      throttled: true,
+      retryable: true,
+      limitType: "burst",
+      minWaitMs: wait?.waitMs ?? null,
+      waitSource: wait?.source ?? null,
+      scope,
+      budget,
+      reason: `HubSpot ${what}; ${describeWait(wait)}.`,
+    };
+  };
+
+  if (policy === "DAILY" || (ctx.status === 429 && !policy && dailySpent)) {
+    return {
+      throttled: true,
+      retryable: false,
+      limitType: "quota",
+      minWaitMs: null,
+      waitSource: null,
+      scope: { policy: "DAILY" },
+      budget,
+      reason:
+        "HubSpot daily API limit reached (DAILY); it resets at midnight in the account's time zone setting, which the response does not give, so no wait is known and the request is not retried in this run.",
+    };
+  }
+  // The official client waits 10 s x attempt for TEN_SECONDLY_ROLLING when no header says otherwise.
+  if (policy === "TEN_SECONDLY_ROLLING") return burst(docWait(10), "10-second rolling limit (TEN_SECONDLY_ROLLING)");
+  // policyName "SECONDLY" is UNCONFIRMED (provider-signals.md §6); read it as a one-second window.
+  if (policy === "SECONDLY") return burst(docWait(1), "per-second limit (SECONDLY)");
+  // Search endpoints: the SDK matches this exact message and waits 1 s x attempt.
+  if (message.includes("You have reached your secondly limit.")) return burst(docWait(1), "search API per-second limit");
+  if (ctx.status === 429 || errorType === "RATE_LIMIT") {
+    return burst(null, `rate limit (${ctx.status}${policy ? ` ${policy}` : ""})`);
+  }
+  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+}
 
 export const hubspot: Dialect = {
   id: "hubspot",
   label: "HubSpot",
-  hosts: ["api.hubapi.com", "api.hubspot.com"],
-  docs: ["https://developers.hubspot.com/docs/api/usage-details"],
-  interpret: interpretGeneric,
+  hosts: ["api.hubapi.com", "api.hubspot.com", "api-eu1.hubapi.com"],
+  docs: [USAGE_DOC],
+  interpret: interpretHubspot,
 };

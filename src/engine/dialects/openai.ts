@@ -1,14 +1,98 @@
 /**
- * OpenAI. STUB: reads the generic signals only until its own rules are written.
+ * OpenAI.
  * https://platform.openai.com/docs/guides/rate-limits
+ * https://platform.openai.com/docs/guides/error-codes
+ * https://github.com/openai/openai-node (src/client.ts: retry-after-ms, retry-after, x-should-retry)
+ *
+ * A 429 is either a rate limit (error.code rate_limit_exceeded, type requests/tokens: RPM/TPM
+ * windows, retryable) or insufficient_quota (billing: not retryable). The wait is retry-after-ms
+ * (observed and preferred by openai-node), then retry-after, then the reset of the exhausted
+ * dimension; x-ratelimit-reset-{requests,tokens} are Go durations ("6m0s", "20ms").
  */
+import type { SignalContext } from "../context";
+import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { interpretGeneric } from "./generic";
+import { readDecimalHeader, readLimitFamily, readRetryAfter, type Wait } from "../signals";
+import type { Budget, Interpretation } from "../types";
+import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget } from "./_dialect-kit";
+import { interpretStatus } from "./generic";
+
+const RATE_DOC = "https://platform.openai.com/docs/guides/rate-limits";
+const ERRORS_DOC = "https://platform.openai.com/docs/guides/error-codes";
+
+const DIMENSIONS = ["requests", "tokens"] as const;
+
+function readDimensions(ctx: SignalContext): { budgets: Budget[]; exhaustedReset: Wait | null } {
+  const budgets: Budget[] = [];
+  const exhausted: Wait[] = [];
+  for (const dimension of DIMENSIONS) {
+    const family = readLimitFamily(
+      ctx,
+      {
+        limit: `x-ratelimit-limit-${dimension}`,
+        remaining: `x-ratelimit-remaining-${dimension}`,
+        reset: `x-ratelimit-reset-${dimension}`,
+      },
+      "duration",
+    );
+    if (!family.budget) continue;
+    budgets.push(family.budget);
+    if (family.budget.remaining === 0 && family.reset) exhausted.push(family.reset);
+  }
+  // Both spent: the later reset is the one that frees the request.
+  return { budgets, exhaustedReset: longestWait(...exhausted) };
+}
+
+function interpretOpenaiRules(ctx: SignalContext): Interpretation {
+  // openai-node: retry-after-ms first, then retry-after (seconds or HTTP-date).
+  const retryAfter = readDecimalHeader(ctx, "retry-after-ms", 1) ?? readRetryAfter(ctx);
+  const { budgets, exhaustedReset } = readDimensions(ctx);
+  const budget = tightestBudget(budgets);
+  const code = asString(field(ctx.body, "error", "code"));
+  const type = asString(field(ctx.body, "error", "type"));
+  const scope: Record<string, string> = {};
+  const organization = ctx.header("openai-organization");
+  const project = ctx.header("openai-project");
+  if (organization) scope.organization = organization;
+  if (project) scope.project = project;
+
+  if (code === "insufficient_quota" || type === "insufficient_quota") {
+    // ERRORS_DOC: "You exceeded your current quota, please check your plan and billing details": not retryable.
+    return {
+      throttled: true,
+      retryable: false,
+      limitType: "quota",
+      minWaitMs: null,
+      waitSource: null,
+      scope,
+      budget,
+      reason: "OpenAI billing quota exhausted (insufficient_quota); no retry helps until the plan or credits change.",
+    };
+  }
+  if (ctx.status === 429 || code === "rate_limit_exceeded") {
+    const wait = retryAfter ?? exhaustedReset;
+    return {
+      throttled: true,
+      retryable: true,
+      limitType: "burst",
+      minWaitMs: wait?.waitMs ?? null,
+      waitSource: wait?.source ?? null,
+      scope,
+      budget,
+      reason: `OpenAI rate limit${type === "tokens" || type === "requests" ? ` on ${type}` : ""} (${code ?? ctx.status}); ${describeWait(wait)}.`,
+    };
+  }
+  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+}
+
+function interpretOpenai(ctx: SignalContext): Interpretation {
+  return applyServerRetryVerdict(ctx, interpretOpenaiRules(ctx), readBooleanHeader(ctx, "x-should-retry"), "x-should-retry");
+}
 
 export const openai: Dialect = {
   id: "openai",
   label: "OpenAI",
   hosts: ["api.openai.com"],
-  docs: ["https://platform.openai.com/docs/guides/rate-limits"],
-  interpret: interpretGeneric,
+  docs: [RATE_DOC, ERRORS_DOC],
+  interpret: interpretOpenai,
 };

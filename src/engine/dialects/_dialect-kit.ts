@@ -1,0 +1,110 @@
+/**
+ * Small helpers shared by the github, shopify, stripe, salesforce, slack, hubspot, msgraph,
+ * dataverse, openai, anthropic, discord and zendesk dialects. Pure, like the rest of the engine.
+ */
+import type { SignalContext } from "../context";
+import { isoAfter, type Wait } from "../signals";
+import type { Budget, Interpretation } from "../types";
+
+/** A "true"/"false" header (Stripe-Should-Retry, x-should-retry); null when absent or unreadable. */
+export function readBooleanHeader(ctx: SignalContext, name: string): boolean | null {
+  const raw = ctx.header(name);
+  if (raw === undefined) return null;
+  const value = raw.trim().toLowerCase();
+  if (value === "true") return true;
+  if (value === "false") return false;
+  ctx.ignore(name, raw, "neither true nor false");
+  return null;
+}
+
+/**
+ * The server's own retry verdict wins over the dialect's rules (provider-signals.md §5.4):
+ * "false" always stops retries; "true" makes an error retryable, except a quota, permission or
+ * validation answer, which stays final (the flag is still reported in retryAllowed).
+ */
+export function applyServerRetryVerdict(
+  ctx: SignalContext,
+  interpretation: Interpretation,
+  allowed: boolean | null,
+  headerName: string,
+): Interpretation {
+  if (allowed === null) return interpretation;
+  if (allowed === false) {
+    return {
+      ...interpretation,
+      retryAllowed: false,
+      retryable: false,
+      reason: interpretation.retryable ? `${interpretation.reason} The server says not to retry (${headerName}: false).` : interpretation.reason,
+    };
+  }
+  const final = interpretation.limitType === "quota" || interpretation.limitType === "permission" || interpretation.limitType === "validation";
+  if (ctx.status < 400 || final || interpretation.retryable) return { ...interpretation, retryAllowed: true };
+  return {
+    ...interpretation,
+    retryAllowed: true,
+    retryable: true,
+    reason: `${interpretation.reason} The server says the request may be retried (${headerName}: true).`,
+  };
+}
+
+/** The longest of the waits present: a server wait is a floor, so the floor is never shortened. */
+export function longestWait(...waits: (Wait | null | undefined)[]): Wait | null {
+  let best: Wait | null = null;
+  for (const wait of waits) {
+    if (wait && (best === null || wait.waitMs > best.waitMs)) best = wait;
+  }
+  return best;
+}
+
+/** A wait in seconds from a body field (Discord retry_after), or null with a recorded reason. */
+export function secondsWait(ctx: SignalContext, value: unknown, source: string): Wait | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    ctx.ignore(source, String(value), "not a non-negative number of seconds");
+    return null;
+  }
+  const waitMs = Math.ceil(value * 1000);
+  if (!Number.isSafeInteger(waitMs)) {
+    ctx.ignore(source, String(value), "too large to be a wait");
+    return null;
+  }
+  return { waitMs, source };
+}
+
+/** A budget from a used/limit pair (X-Shopify-Shop-Api-Call-Limit, Sforce-Limit-Info). */
+export function budgetFromUsed(used: number, limit: number, source: string, resetAt: string | null = null): Budget {
+  return { remaining: Math.max(0, limit - used), limit, resetAt, source };
+}
+
+/** A fixed wait given in a provider's docs, e.g. doc:fixed-60s. */
+export function docWait(seconds: number): Wait {
+  return { waitMs: seconds * 1000, source: `doc:fixed-${seconds}s` };
+}
+
+/** "a 1.5 s wait (retry-after)" for reasons. */
+export function describeWait(wait: Wait | null): string {
+  if (!wait) return "no wait given; back off";
+  const s = wait.waitMs / 1000;
+  return `wait ${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, "")} s (${wait.source})`;
+}
+
+/** A reset in ms from now as an ISO instant on the local clock, or null. */
+export function resetAtFor(ctx: SignalContext, wait: Wait | null): string | null {
+  return wait ? isoAfter(ctx, wait.waitMs) : null;
+}
+
+/** Lower-case error codes are compared as written; hex codes case-insensitively. */
+export function sameCode(a: unknown, b: string): boolean {
+  return typeof a === "string" && a.toLowerCase() === b.toLowerCase();
+}
+
+/** Picks, among several budgets, the one that binds: a spent one first, else the lowest share left. */
+export function tightestBudget(budgets: (Budget | null)[]): Budget | null {
+  let best: Budget | null = null;
+  const share = (b: Budget): number => (b.limit && b.limit > 0 ? b.remaining / b.limit : b.remaining === 0 ? 0 : 1);
+  for (const budget of budgets) {
+    if (!budget) continue;
+    if (best === null || share(budget) < share(best)) best = budget;
+  }
+  return best;
+}
