@@ -1,0 +1,45 @@
+/** The numbers the bench reports, computed from what the server recorded. */
+import type { RequestRecord } from "./types";
+
+export const HERD_WINDOW_MS = 100;
+
+/** The most requests that arrived in any HERD_WINDOW_MS window after the first throttled answer. */
+export function herdPeak(records: readonly RequestRecord[], windowMs = HERD_WINDOW_MS): number {
+  const firstThrottle = records.find((r) => r.throttled);
+  if (!firstThrottle) return 0;
+  const times = records
+    .filter((r) => r.atMs >= firstThrottle.atMs)
+    .map((r) => r.atMs)
+    .sort((a, b) => a - b);
+  let peak = 0;
+  let start = 0;
+  for (let end = 0; end < times.length; end++) {
+    while (times[end]! - times[start]! >= windowMs) start++;
+    peak = Math.max(peak, end - start + 1);
+  }
+  return peak;
+}
+
+export interface IdealInput {
+  jobs: number;
+  workers: number;
+  latencyMs: number;
+  /** Jobs the server will accept in this run at all (a daily quota caps it). */
+  admissibleJobs: number;
+  /** The server's least time to admit them, from the limiter. */
+  serverMinimumMs: number;
+  /** The most requests that may be in flight (a concurrency limit), else Infinity. */
+  maxInFlight: number;
+}
+
+/**
+ * The least makespan any client could reach: the server's own minimum for the jobs it will accept
+ * plus one answer time, and never less than the workers could carry one call per job.
+ */
+export function idealMs(input: IdealInput): number {
+  const jobs = Math.min(input.jobs, input.admissibleJobs);
+  if (jobs <= 0) return 0;
+  const lanes = Math.max(1, Math.min(input.workers, input.maxInFlight));
+  const workerBoundMs = Math.ceil(jobs / lanes) * input.latencyMs;
+  return Math.max(input.serverMinimumMs + input.latencyMs, workerBoundMs);
+}

@@ -1,0 +1,131 @@
+/**
+ * Scenario files: parsing, defaults and validation. The schema is documented in docs/lab.md.
+ * Every problem is a ScenarioError with one line a person can act on.
+ */
+import { readFileSync } from "node:fs";
+import { DAY_MS } from "./limiters";
+import { COORDINATIONS, DIALECT_IDS, LIMITER_KINDS, RETRY_AFTER_FORMS, type Scenario } from "./types";
+
+export class ScenarioError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+function objectAt(parent: Json, key: string, where: string): Json {
+  const value = parent[key];
+  if (value === undefined) return {};
+  if (!isObject(value)) throw new ScenarioError(`${where}.${key} must be an object`);
+  return value;
+}
+
+function num(obj: Json, key: string, where: string, fallback: number | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const value = obj[key];
+  if (value === undefined) {
+    if (fallback === undefined) throw new ScenarioError(`${where}.${key} is required`);
+    return fallback;
+  }
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+    throw new ScenarioError(`${where}.${key} must be a number from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(obj: Json, key: string, where: string, allowed: readonly T[], fallback: T | undefined): T {
+  const value = obj[key];
+  if (value === undefined) {
+    if (fallback === undefined) throw new ScenarioError(`${where}.${key} is required (one of ${allowed.join(", ")})`);
+    return fallback;
+  }
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new ScenarioError(`${where}.${key}: unknown value ${JSON.stringify(value)} (one of ${allowed.join(", ")})`);
+  }
+  return value as T;
+}
+
+function bool(obj: Json, key: string, where: string, fallback: boolean): boolean {
+  const value = obj[key];
+  if (value === undefined) return fallback;
+  if (typeof value !== "boolean") throw new ScenarioError(`${where}.${key} must be true or false`);
+  return value;
+}
+
+/** Validates a parsed scenario and fills in defaults. `knownStrategies` guards the strategy list. */
+export function parseScenario(raw: unknown, knownStrategies: readonly string[]): Scenario {
+  if (!isObject(raw)) throw new ScenarioError("a scenario must be a JSON object");
+  const name = raw.name;
+  if (typeof name !== "string" || name.trim() === "") throw new ScenarioError("name is required (a non-empty string)");
+  const server = objectAt(raw, "server", "scenario");
+  const workload = objectAt(raw, "workload", "scenario");
+  const faults = objectAt(server, "faults", "server");
+
+  const limiter = oneOf(server, "limiter", "server", LIMITER_KINDS, undefined);
+  const dialect = oneOf(server, "dialect", "server", DIALECT_IDS, "generic");
+  const strategiesRaw = raw.strategies ?? knownStrategies;
+  if (!Array.isArray(strategiesRaw) || strategiesRaw.length === 0 || !strategiesRaw.every((s) => typeof s === "string")) {
+    throw new ScenarioError("strategies must be a non-empty array of strategy names");
+  }
+  const strategies = strategiesRaw as string[];
+  const unknown = strategies.filter((s) => !knownStrategies.includes(s));
+  if (unknown.length > 0) throw new ScenarioError(`unknown strateg${unknown.length === 1 ? "y" : "ies"} ${unknown.join(", ")} (known: ${knownStrategies.join(", ")})`);
+
+  const clock = oneOf(raw, "clock", "scenario", ["virtual", "real"] as const, "virtual");
+  const scenario: Scenario = {
+    name: name.trim(),
+    description: typeof raw.description === "string" ? raw.description : "",
+    server: {
+      limiter,
+      limit: num(server, "limit", "server", undefined, 1, 1e9),
+      windowMs: num(server, "windowMs", "server", limiter === "daily-quota" ? DAY_MS : limiter === "concurrency" ? 1000 : undefined, 1),
+      dialect,
+      retryAfter: oneOf(server, "retryAfter", "server", RETRY_AFTER_FORMS, "seconds"),
+      budgetHeaders: bool(server, "budgetHeaders", "server", true),
+      latencyMs: num(server, "latencyMs", "server", 50, 0, 600_000),
+      costPerRequest: num(server, "costPerRequest", "server", 1, 1, 1e9),
+      honoursIdempotencyKey: bool(server, "honoursIdempotencyKey", "server", true),
+      faults: {
+        error503Share: num(faults, "error503Share", "server.faults", 0, 0, 1),
+        dropShare: num(faults, "dropShare", "server.faults", 0, 0, 1),
+        slowShare: num(faults, "slowShare", "server.faults", 0, 0, 1),
+        slowMs: num(faults, "slowMs", "server.faults", 0, 0, 600_000),
+      },
+    },
+    workload: {
+      jobs: num(workload, "jobs", "workload", undefined, 1, 1_000_000),
+      workers: num(workload, "workers", "workload", 1, 1, 10_000),
+      method: oneOf(workload, "method", "workload", ["GET", "POST"] as const, "GET"),
+      coordination: oneOf(workload, "coordination", "workload", COORDINATIONS, "in-process"),
+      executionLimitMs: num(workload, "executionLimitMs", "workload", 15 * 60_000, 1),
+      requestTimeoutMs: num(workload, "requestTimeoutMs", "workload", 0, 0),
+    },
+    strategies,
+    clock,
+    seed: num(raw, "seed", "scenario", 1, 0, 2 ** 32 - 1),
+    maxRunMs: num(raw, "maxRunMs", "scenario", clock === "real" ? 60_000 : 2 * DAY_MS, 1),
+  };
+  if (scenario.server.limiter === "cost-bucket" && scenario.server.costPerRequest > scenario.server.limit) {
+    throw new ScenarioError("server.costPerRequest is larger than server.limit: no request could ever be admitted");
+  }
+  if (!Number.isInteger(scenario.workload.jobs) || !Number.isInteger(scenario.workload.workers)) throw new ScenarioError("workload.jobs and workload.workers must be whole numbers");
+  return scenario;
+}
+
+/** Reads and validates a scenario file. */
+export function loadScenario(file: string, knownStrategies: readonly string[]): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ScenarioError(`cannot read scenario file ${file}${code ? ` (${code})` : ""}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ScenarioError(`scenario file ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return parseScenario(raw, knownStrategies);
+}
