@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
+import { createMemoryLedger } from "../../src/ledger";
+import { recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const ok = { status: 200, body: { ok: true } };
+const tooMany = (seconds: number) => ({ status: 429, headers: { "retry-after": String(seconds) }, body: { error: "slow down" } });
+
+describe("createThrottleClient against a loopback server", () => {
+  it("Retry-After 1: one inline wait of at least the server's wait, then success; 2 calls", async () => {
+    server = await startServer([tooMany(1), ok]);
+    const client = createThrottleClient({ baseUrl: server.url });
+    const started = Date.now();
+    const result = await client.request({ method: "GET", url: "/items" });
+    expect(result.outcome).toBe("success");
+    expect(result.status).toBe(200);
+    expect(server.calls).toHaveLength(2);
+    expect(result.attempts).toHaveLength(2);
+    expect(result.attempts[0]).toMatchObject({ status: 429, waitSource: "retry-after" });
+    expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(1000);
+    // Never earlier than asked (a loose lower bound only: shared machines are slow, not fast).
+    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
+  });
+
+  it("Retry-After 3600 in defer mode: deferred after 1 call; a second client sharing the ledger defers with 0 calls", async () => {
+    server = await startServer([tooMany(3600)]);
+    const ledger = createMemoryLedger();
+    const a = createThrottleClient({ baseUrl: server.url, ledger, onLongWait: "defer" });
+    const first = await a.request({ method: "GET", url: "/items" });
+    expect(first.outcome).toBe("deferred");
+    expect(server.calls).toHaveLength(1);
+    expect(first.waitMs).toBeGreaterThan(3590_000);
+    expect(Date.parse(first.notBefore!) - Date.now()).toBeGreaterThan(3590_000);
+    const b = createThrottleClient({ baseUrl: server.url, ledger, onLongWait: "defer" });
+    const second = await b.request({ method: "GET", url: "/other" });
+    expect(second.outcome).toBe("deferred");
+    expect(second.attempts).toHaveLength(0);
+    expect(second.status).toBeNull();
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("fail mode throws ThrottleDeferredError carrying notBefore, the wait and the scope", async () => {
+    server = await startServer([tooMany(3600)]);
+    const client = createThrottleClient({ baseUrl: server.url, onLongWait: "fail" });
+    const error = await client.request({ method: "GET", url: "/items" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ThrottleDeferredError);
+    const deferred = error as ThrottleDeferredError;
+    expect(Date.parse(deferred.notBefore)).toBeGreaterThan(Date.now() + 3500_000);
+    expect(deferred.message).toMatch(/not before \d{4}-\d\d-\d\dT/);
+    expect(deferred.message).toMatch(/Flow retry/);
+    expect(deferred.scope).toContain("127.0.0.1");
+  });
+
+  it("a GitHub-style 403 with x-ratelimit-remaining 0 waits until its reset, then succeeds", async () => {
+    const resetAt = () => String(Math.floor(Date.now() / 1000) + 2);
+    server = await startServer([() => ({ status: 403, headers: { "x-ratelimit-limit": "60", "x-ratelimit-remaining": "0", "x-ratelimit-reset": resetAt(), "x-ratelimit-resource": "core" }, body: { message: "API rate limit exceeded" } }), ok]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "github" });
+    const result = await client.request({ method: "GET", url: "/repos/o/r" });
+    expect(result.outcome).toBe("success");
+    expect(server.calls).toHaveLength(2);
+    expect(result.attempts[0]!.status).toBe(403);
+    expect(result.attempts[0]!.waitMs).toBeGreaterThan(0);
+  });
+
+  it("a GitHub-style 403 whose reset is an hour away defers", async () => {
+    server = await startServer([() => ({ status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 3600) }, body: { message: "API rate limit exceeded" } })]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "github", onLongWait: "defer" });
+    const result = await client.request({ method: "GET", url: "/repos/o/r" });
+    expect(result.outcome).toBe("deferred");
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("a POST that times out without a key is not retried and says the write may have happened", async () => {
+    server = await startServer([{ status: 201, body: { id: 1 }, delayMs: 3000 }]);
+    const client = createThrottleClient({ baseUrl: server.url });
+    const error = await client.request({ method: "POST", url: "/orders", data: { a: 1 }, timeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
+    expect((error as Error).message).toMatch(/may or may not have happened/);
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("a GET that times out is retried", async () => {
+    server = await startServer([{ status: 200, body: { slow: true }, delayMs: 3000 }, ok]);
+    const client = createThrottleClient({ baseUrl: server.url, policy: { backoffBaseMs: 10, backoffCapMs: 20 } });
+    const result = await client.request({ method: "GET", url: "/items", timeoutMs: 300 });
+    expect(result.outcome).toBe("success");
+    expect(result.attempts.map((a) => a.status)).toEqual([null, 200]);
+  });
+
+  it("a POST 429 without a key is not retried; with a key it is, and the key is reused", async () => {
+    server = await startServer([tooMany(0), ok]);
+    const client = createThrottleClient({ baseUrl: server.url, clock: virtualClock() });
+    const unsafe = await client.request({ method: "POST", url: "/orders", data: { a: 1 } });
+    expect(unsafe.outcome).toBe("gave_up");
+    expect(unsafe.reason).toMatch(/idempotency key/);
+    expect(server.calls).toHaveLength(1);
+
+    server.script([tooMany(0), ok]);
+    const before = server.calls.length;
+    const keyed = await createThrottleClient({ baseUrl: server.url, clock: virtualClock() }).request({ method: "POST", url: "/orders", data: { a: 1 }, idempotencyKey: "order-42" });
+    expect(keyed.outcome).toBe("success");
+    const calls = server.calls.slice(before);
+    expect(calls.map((c) => c.headers["idempotency-key"])).toEqual(["order-42", "order-42"]);
+  });
+
+  it("generates one Idempotency-Key for Stripe writes and reuses it across attempts", async () => {
+    server = await startServer([tooMany(0), ok]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "stripe", clock: virtualClock() });
+    const result = await client.request({ method: "POST", url: "/v1/charges", data: "amount=1" });
+    expect(result.outcome).toBe("success");
+    const keys = server.calls.map((c) => c.headers["idempotency-key"]);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+  });
+
+  it("a success that shows the budget spent records a not_before; the next request waits for the reset", async () => {
+    const clock = virtualClock();
+    server = await startServer([{ status: 200, headers: { "ratelimit-policy": '"default";q=10;w=60', ratelimit: '"default";r=0;t=30' }, body: { ok: 1 } }, ok]);
+    const client = createThrottleClient({ baseUrl: server.url, clock });
+    const first = await client.request({ method: "GET", url: "/a" });
+    expect(first.outcome).toBe("success");
+    const second = await client.request({ method: "GET", url: "/b" });
+    expect(second.outcome).toBe("success");
+    expect(second.ledgerWaitMs).toBeGreaterThanOrEqual(29_000);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(29_000);
+  });
+
+  it("opens the breaker after 3 throttles; a later request is the single probe and closes it", async () => {
+    const clock = virtualClock();
+    server = await startServer([tooMany(5), tooMany(5), tooMany(5), ok]);
+    const ledger = createMemoryLedger();
+    const client = createThrottleClient({ baseUrl: server.url, clock, ledger, onLongWait: "defer", policy: { maxAttempts: 3 } });
+    const first = await client.request({ method: "GET", url: "/a" });
+    expect(first.outcome).toBe("deferred");
+    const scope = client.scopeOf("/a");
+    expect(ledger.get(scope)?.breaker).toBe("open");
+    // Waits out the open breaker (5 s is inline), probes once, closes.
+    const second = await client.request({ method: "GET", url: "/a" });
+    expect(second.outcome).toBe("success");
+    expect(server.calls).toHaveLength(4);
+    expect(ledger.get(scope)?.breaker).toBe("closed");
+  });
+
+  it("caps every sleep below 2^31 ms, even for a 30-day wait", async () => {
+    const clock = virtualClock();
+    server = await startServer([tooMany(30 * 86_400), ok]);
+    const day = 86_400_000;
+    const client = createThrottleClient({ baseUrl: server.url, clock, policy: { maxInlineWaitMs: 40 * day, maxTotalMs: 50 * day, jitter: "none" } });
+    const result = await client.request({ method: "GET", url: "/a" });
+    expect(result.outcome).toBe("success");
+    expect(clock.sleeps.length).toBeGreaterThan(1);
+    for (const ms of clock.sleeps) expect(ms).toBeLessThanOrEqual(MAX_TIMER_MS);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30 * day);
+  });
+
+  it("honours an AbortSignal during a wait", async () => {
+    server = await startServer([tooMany(20), ok]);
+    const client = createThrottleClient({ baseUrl: server.url });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const error = await client.request({ method: "GET", url: "/a", signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toMatch(/Abort|Cancel/);
+    expect(server.calls).toHaveLength(1);
+  });
+
+  it("logs one structured line per decision with no secret in it", async () => {
+    const logger = recordingLogger();
+    server = await startServer([tooMany(0), (req) => ({ status: 200, body: { echoed: req.headers.authorization } })]);
+    const client = createThrottleClient({ baseUrl: server.url, headers: { Authorization: "Bearer sk_live_SECRET123" }, logger, clock: virtualClock() });
+    const result = await client.request({ method: "GET", url: "/a?token=abc", params: { page: "2" } });
+    expect(result.outcome).toBe("success");
+    const decisions = logger.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.event === "throttle_decision");
+    expect(decisions.map((d) => d.decision)).toEqual(["retry", "done"]);
+    expect(decisions[0]).toMatchObject({ provider: "generic", method: "GET", attempt: 1, status: 429, waitSource: "retry-after" });
+    expect(decisions[0]!.path).toBe("/a?token=…&page=…");
+    expect(JSON.stringify([logger.lines, result])).not.toContain("sk_live_SECRET123");
+    expect(JSON.stringify(result.data)).toContain("[redacted]");
+  });
+
+  it("rejects bad input with one clear line", async () => {
+    expect(() => createThrottleClient({ policy: { maxAttempts: Number.NaN } })).toThrow(ThrottleInputError);
+    expect(() => createThrottleClient({ policy: { maxAttempts: Number.NaN } })).toThrow(/^Invalid policy.maxAttempts: NaN/);
+    const client = createThrottleClient();
+    await expect(client.request({ method: "GET", url: "not a url" })).rejects.toThrow(/^Invalid url "not a url": .*Give a full URL/);
+    await expect(client.request({ method: "FETCH", url: "https://x.test/" })).rejects.toThrow(/^Invalid method "FETCH"/);
+  });
+
+  it("runs in-process through an injected axios adapter (no sockets)", async () => {
+    let calls = 0;
+    const client = createThrottleClient({
+      clock: virtualClock(),
+      adapter: async (config) => {
+        calls += 1;
+        const status = calls === 1 ? 429 : 200;
+        return { status, statusText: "", headers: calls === 1 ? { "retry-after": "2" } : {}, data: { calls }, config, request: {} };
+      },
+    });
+    const result = await client.request({ method: "GET", url: "https://api.example.test/x" });
+    expect(result.outcome).toBe("success");
+    expect(result.attempts.map((a) => a.status)).toEqual([429, 200]);
+    expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(2000);
+  });
+});
