@@ -116,6 +116,25 @@ function noResponseVerdict(provider: string, code: string): Verdict {
   };
 }
 
+/**
+ * A GraphQL operation with no mutation is a read (GraphQL spec: a query is a read-only fetch),
+ * even when it travels as a POST, so repeating it is safe.
+ */
+export function isGraphqlReadOnly(data: unknown): boolean {
+  let body: unknown = data;
+  if (typeof data === "string") {
+    try {
+      body = JSON.parse(data) as unknown;
+    } catch {
+      return false;
+    }
+  }
+  const query = body !== null && typeof body === "object" ? (body as { query?: unknown }).query : undefined;
+  if (typeof query !== "string") return false;
+  const code = query.replace(/#[^\n]*/g, " ");
+  return !/\b(mutation|subscription)\b/.test(code);
+}
+
 function sensitiveHeaderValues(headers: Record<string, string> | undefined, isSensitive: (name: string) => boolean): string[] {
   return Object.entries(headers ?? {})
     .filter(([name]) => isSensitive(name))
@@ -188,7 +207,7 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
     const providerKeyHeader = PROVIDER_IDEMPOTENCY_HEADER[provider];
     if (!idempotencyKey && isWrite && providerKeyHeader) idempotencyKey = randomUUID();
     if (idempotencyKey && !existingKeyHeader) headers[providerKeyHeader ?? "Idempotency-Key"] = idempotencyKey;
-    const writeSafe = !isWrite || Boolean(idempotencyKey);
+    const writeSafe = !isWrite || Boolean(idempotencyKey) || (method === "POST" && isGraphqlReadOnly(req.data));
 
     const startedAtMs = clock.nowMs();
     const deadlineMs = Math.min(startedAtMs + policy.maxTotalMs, policy.deadlineMs ?? Number.POSITIVE_INFINITY);

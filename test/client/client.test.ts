@@ -207,3 +207,30 @@ describe("createThrottleClient against a loopback server", () => {
     expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(2000);
   });
 });
+
+describe("Shopify GraphQL cost throttles", () => {
+  it("a 200 THROTTLED is retried after its computed cost wait ((requested - available) / restoreRate)", async () => {
+    const throttled = {
+      status: 200,
+      body: {
+        errors: [{ message: "Throttled", extensions: { code: "THROTTLED" } }],
+        extensions: { cost: { requestedQueryCost: 100, actualQueryCost: null, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 50, restoreRate: 50 } } },
+      },
+    };
+    server = await startServer([throttled, { status: 200, body: { data: { shop: { name: "x" } } } }]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "shopify" });
+    const result = await client.request({ method: "POST", url: "/admin/api/2025-01/graphql.json", data: { query: "{ shop { name } }" } });
+    expect(result.outcome).toBe("success");
+    expect(server.calls).toHaveLength(2);
+    expect(result.attempts[0]).toMatchObject({ status: 200, waitSource: "extensions.cost" });
+    expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("a THROTTLED mutation without an idempotency key is not retried", async () => {
+    server = await startServer([{ status: 200, body: { errors: [{ extensions: { code: "THROTTLED" } }], extensions: { cost: { requestedQueryCost: 10, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 } } } } }]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "shopify" });
+    const result = await client.request({ method: "POST", url: "/admin/api/2025-01/graphql.json", data: { query: "mutation { productCreate(input: {}) { product { id } } }" } });
+    expect(result.outcome).toBe("gave_up");
+    expect(server.calls).toHaveLength(1);
+  });
+});
