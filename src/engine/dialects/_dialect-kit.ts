@@ -43,7 +43,20 @@ export function applyServerRetryVerdict(
     ...interpretation,
     retryAllowed: true,
     retryable: true,
-    reason: `${interpretation.reason} The server says the request may be retried (${headerName}: true).`,
+    reason: interpretation.throttled
+      ? `${interpretation.reason} The server says the request may be retried (${headerName}: true).`
+      : `${ctx.status}: not a rate limit, but the server says the request may be retried (${headerName}: true).`,
+  };
+}
+
+/** A success reason that names the budget's own unit (tokens, points) instead of "requests". */
+export function withBudgetReason(ctx: SignalContext, interpretation: Interpretation): Interpretation {
+  const budget = interpretation.budget;
+  if (!budget || interpretation.limitType !== "none" || ctx.status < 200 || ctx.status >= 300) return interpretation;
+  const shown = `${budget.remaining}${budget.limit === null ? "" : `/${budget.limit}`}`;
+  return {
+    ...interpretation,
+    reason: `${ctx.status}: not throttled; ${shown} left (${budget.source})${budget.resetAt ? `, resets at ${budget.resetAt}` : ""}.`,
   };
 }
 

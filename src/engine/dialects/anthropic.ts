@@ -14,7 +14,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readLimitFamily, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://docs.anthropic.com/en/api/rate-limits";
@@ -90,7 +90,7 @@ function interpretAnthropicRules(ctx: SignalContext): Interpretation {
       reason: `Anthropic rate limit (${type ?? ctx.status}); ${describeWait(wait)}.`,
     };
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+  return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
 }
 
 function interpretAnthropic(ctx: SignalContext): Interpretation {

@@ -13,7 +13,7 @@ import { asArray, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readLimitFamily, readRetryAfter, type Wait } from "../signals";
 import type { Interpretation, LimitType, ScopeParts } from "../types";
-import { describeWait, docWait } from "./_dialect-kit";
+import { describeWait, docWait, longestWait, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const REST_DOC = "https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api";
@@ -53,7 +53,9 @@ function interpretGithub(ctx: SignalContext): Interpretation {
   const graphqlRateLimited = asArray(field(ctx.body, "errors")).some((e) => field(e, "type") === "RATE_LIMITED");
 
   // REST_DOC "Handle rate limit errors appropriately": retry-after; else remaining 0 -> reset; else >= 60 s.
-  const documentedWait = (): Wait => retryAfter ?? (spent && family.reset ? family.reset : docWait(60));
+  // When both are present and the budget is spent, no retry can succeed before the reset either,
+  // so the longer of the two is the floor.
+  const documentedWait = (): Wait => longestWait(retryAfter, spent ? family.reset : null) ?? docWait(60);
   const throttled = (limitType: LimitType, wait: Wait, what: string): Interpretation => ({
     throttled: true,
     retryable: true,
@@ -68,7 +70,7 @@ function interpretGithub(ctx: SignalContext): Interpretation {
   if (secondary) return throttled("burst", documentedWait(), "secondary rate limit");
   if (graphqlRateLimited) {
     // octokit waits until x-ratelimit-reset for RATE_LIMITED; the points budget is hourly.
-    const wait = retryAfter ?? family.reset ?? docWait(60);
+    const wait = longestWait(retryAfter, family.reset) ?? docWait(60);
     return throttled("cost", wait, "GraphQL rate limit (RATE_LIMITED, points per hour)");
   }
   if (ctx.status === 403 || ctx.status === 429) {
@@ -91,7 +93,7 @@ function interpretGithub(ctx: SignalContext): Interpretation {
     };
   }
   const generic = interpretStatus(ctx, { retryAfter, budget, reset: family.reset });
-  return { ...generic, scope };
+  return withBudgetReason(ctx, { ...generic, scope });
 }
 
 export const github: Dialect = {

@@ -14,7 +14,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readDecimalHeader, readLimitFamily, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://platform.openai.com/docs/guides/rate-limits";
@@ -82,7 +82,7 @@ function interpretOpenaiRules(ctx: SignalContext): Interpretation {
       reason: `OpenAI rate limit${type === "tokens" || type === "requests" ? ` on ${type}` : ""} (${code ?? ctx.status}); ${describeWait(wait)}.`,
     };
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+  return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
 }
 
 function interpretOpenai(ctx: SignalContext): Interpretation {
