@@ -78,7 +78,7 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
       waitMs,
       notBefore: at(waitMs),
       waitSource: verdict.waitSource ?? "server",
-      reason: `Retry ${history.attempts + 1} after ${seconds(waitMs)}: the server's wait of ${seconds(serverWaitMs)} plus jitter. ${verdict.reason}`,
+      reason: `Retry ${history.attempts + 1} after ${seconds(waitMs)}: the server's wait of ${seconds(serverWaitMs)}${waitMs > serverWaitMs ? " plus jitter" : ""}. ${verdict.reason}`,
     };
   }
 
