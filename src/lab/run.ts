@@ -86,3 +86,17 @@ export async function runStrategy(scenario: Scenario, strategy: Strategy): Promi
     await close();
   }
 }
+
+/** Runs every strategy a scenario names, one after another (each on a fresh server). */
+export async function runScenario(
+  scenario: Scenario,
+  resolve: (name: string) => Strategy,
+  onProgress?: (strategy: string, index: number, total: number) => void,
+): Promise<StrategyRun[]> {
+  const runs: StrategyRun[] = [];
+  for (const [index, name] of scenario.strategies.entries()) {
+    onProgress?.(name, index, scenario.strategies.length);
+    runs.push(await runStrategy(scenario, resolve(name)));
+  }
+  return runs;
+}

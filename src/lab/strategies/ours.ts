@@ -31,9 +31,12 @@ export const ENGINE_PROVIDER: Record<DialectId, string> = {
 };
 
 const SHARED_LEDGER = "ours.ledger";
+export const MAX_INLINE_WAIT_MS = 120_000;
 
+/** In the budget's own unit: requests, or points for a cost bucket (one query's cost per worker in flight). */
 export function budgetThresholdFor(scenario: Scenario): number {
-  return Math.max(0, scenario.workload.workers - 1);
+  const inFlight = Math.max(0, scenario.workload.workers - 1);
+  return scenario.server.limiter === "cost-bucket" ? (inFlight + 1) * scenario.server.costPerRequest : inFlight;
 }
 
 function makeClient(env: StrategyEnv, ledger: Ledger, signal: AbortSignal): ThrottleClient {
@@ -43,6 +46,8 @@ function makeClient(env: StrategyEnv, ledger: Ledger, signal: AbortSignal): Thro
     provider: ENGINE_PROVIDER[scenario.server.dialect],
     ledger,
     budgetThreshold: budgetThresholdFor(scenario),
+    // A Prismatic execution may run 15 minutes: sleep through waits of up to 2 minutes, defer longer ones.
+    policy: { maxInlineWaitMs: MAX_INLINE_WAIT_MS },
     onLongWait: "defer",
     clock: realClock,
     random: Math.random,
@@ -73,7 +78,7 @@ async function runJob(client: ThrottleClient, job: Job, signal: AbortSignal): Pr
 
 export const ours: Strategy = {
   name: "ours",
-  description: "createThrottleClient + not_before ledger (coordination per scenario), budget threshold workers-1, long waits deferred",
+  description: "createThrottleClient + not_before ledger (coordination per scenario), budget threshold workers-1, inline waits up to 2 min, longer ones deferred",
   createRunner(env) {
     const coordination = env.scenario.workload.coordination;
     if (coordination === "cross-flow") {

@@ -1,0 +1,52 @@
+/**
+ * `npm start`: the built-in suite. Runs each scenario in src/lab/scenarios (virtual clock, plus
+ * one on real sockets), shows a progress line, prints a table per scenario and writes
+ * report/index.html with timelines and tables.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createProgress } from "./progress";
+import { renderHtml, textTable, verdictOnOurs, type ScenarioReport } from "./report";
+import { runScenario } from "./run";
+import { loadScenario } from "./scenario";
+import { strategyByName, STRATEGY_NAMES } from "./strategies";
+import type { Strategy } from "./strategies/common";
+
+export const SUITE = ["seed-retry-after", "seed-no-retry-after", "registration-day", "fan-out-50", "graphql-cost", "daily-quota", "seed-real-clock"];
+
+const SCENARIO_DIR = path.join(__dirname, "scenarios");
+const REPORT_DIR = path.resolve(process.cwd(), "report");
+
+function resolveStrategy(name: string): Strategy {
+  const strategy = strategyByName(name);
+  if (!strategy) throw new Error(`unknown strategy ${name}`);
+  return strategy;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const progress = createProgress();
+  const reports: ScenarioReport[] = [];
+  for (const [i, id] of SUITE.entries()) {
+    const scenario = loadScenario(path.join(SCENARIO_DIR, `${id}.json`), STRATEGY_NAMES);
+    const runs = await runScenario(scenario, resolveStrategy, (name, j, total) =>
+      progress.update(`[${i + 1}/${SUITE.length}] ${scenario.name} - ${name} (${j + 1}/${total}), ${((performance.now() - started) / 1000).toFixed(0)} s`),
+    );
+    progress.done();
+    const report: ScenarioReport = { scenario, runs };
+    reports.push(report);
+    process.stdout.write(`\n${scenario.name} (${scenario.clock} clock)\n${textTable(runs.map((r) => r.result), scenario.workload.jobs)}\n`);
+    const verdict = verdictOnOurs(report);
+    if (verdict) process.stdout.write(`${verdict}\n`);
+    for (const run of runs) if (run.error) process.stdout.write(`note: ${run.result.strategy}: ${run.error}\n`);
+  }
+  mkdirSync(REPORT_DIR, { recursive: true });
+  const file = path.join(REPORT_DIR, "index.html");
+  writeFileSync(file, renderHtml(reports, { command: "npm start", generatedAt: new Date().toISOString() }));
+  process.stdout.write(`\nReport: ${path.relative(process.cwd(), file)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`lab: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+});
