@@ -165,18 +165,21 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
     ...(typeof options.credential === "string" ? [options.credential] : (options.credential ?? [])),
     ...sensitiveHeaderValues(options.headers, probeRedactor.isSensitiveHeader),
   ];
-  const redactor = createRedactor([...credentialMaterial, ...(options.secrets ?? []), ...Object.values(options.params ?? {}).filter((v) => (options.secrets ?? []).includes(v))]);
+  const secretList = [...credentialMaterial, ...(options.secrets ?? [])];
+  const clientRedactor = createRedactor(secretList);
   const credentialFingerprint = fingerprint(credentialMaterial);
-  const ledger = options.ledger ?? createMemoryLedger({ warn: (m) => logger?.warn(redactor.text(m)) });
+  const ledger = options.ledger ?? createMemoryLedger({ warn: (m) => logger?.warn(clientRedactor.text(m)) });
 
   const providerOf = (url: URL) => pickDialect({ provider: options.provider, request: { url: url.toString() } }).dialect.id;
   const baseScopeOf = (url: URL) => options.scopeKey ?? scopeFor({ provider: providerOf(url), host: url.host, fingerprint: credentialFingerprint });
 
-  function log(fields: Record<string, unknown>): void {
-    logger?.info(redactor.text(JSON.stringify({ event: "throttle_decision", ...fields })));
-  }
-
   async function request(req: ThrottleRequest): Promise<ThrottleResult> {
+    // Credential headers given on this request only (a token passed as a step header) are secrets too.
+    const requestSecrets = sensitiveHeaderValues(req.headers, probeRedactor.isSensitiveHeader);
+    const redactor = requestSecrets.length === 0 ? clientRedactor : createRedactor([...secretList, ...requestSecrets]);
+    const log = (fields: Record<string, unknown>): void => {
+      logger?.info(redactor.text(JSON.stringify({ event: "throttle_decision", ...fields })));
+    };
     const method = String(req.method ?? "").trim().toUpperCase();
     if (!METHODS.has(method)) {
       throw new ThrottleInputError(`Invalid method "${redactor.text(String(req.method)).slice(0, 40)}". Use one of ${[...METHODS].join(", ")}.`);
