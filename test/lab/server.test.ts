@@ -1,0 +1,70 @@
+import axios from "axios";
+import { describe, expect, it } from "vitest";
+import { globalClock } from "../../src/lab/clock";
+import { parseScenario, ScenarioError } from "../../src/lab/scenario";
+import { ThrottledApi } from "../../src/lab/server";
+import { herdPeak, idealMs } from "../../src/lab/metrics";
+import { STRATEGY_NAMES } from "../../src/lab/strategies";
+import type { RequestRecord, ServerSpec } from "../../src/lab/types";
+
+const spec = (over: Partial<ServerSpec> = {}): ServerSpec =>
+  parseScenario({ name: "t", server: { limiter: "fixed-window", limit: 3, windowMs: 100_000, latencyMs: 0, ...over }, workload: { jobs: 1 } }, STRATEGY_NAMES).server;
+
+describe("throttled API", () => {
+  it("counts calls, throttled answers and a POST executed twice for one job", async () => {
+    const api = new ThrottledApi(spec(), globalClock, 1);
+    for (let i = 0; i < 2; i++) await api.handle({ method: "POST", path: "/items/a", jobId: "a", idempotencyKey: null });
+    await api.handle({ method: "POST", path: "/items/b", jobId: "b", idempotencyKey: null });
+    const fourth = await api.handle({ method: "POST", path: "/items/c", jobId: "c", idempotencyKey: null });
+    expect(fourth.kind === "response" && fourth.response.status).toBe(429);
+    expect(api.records).toHaveLength(4);
+    expect(api.records.filter((r) => r.throttled)).toHaveLength(1);
+    expect(api.duplicates()).toBe(1);
+  });
+
+  it("replays a POST with a repeated Idempotency-Key without executing it again", async () => {
+    const api = new ThrottledApi(spec(), globalClock, 1);
+    await api.handle({ method: "POST", path: "/items/a", jobId: "a", idempotencyKey: "k-a" });
+    await api.handle({ method: "POST", path: "/items/a", jobId: "a", idempotencyKey: "k-a" });
+    expect(api.duplicates()).toBe(0);
+    expect(api.records.filter((r) => r.executed)).toHaveLength(1);
+  });
+
+  it("serves the same logic on 127.0.0.1 over real sockets", async () => {
+    const api = new ThrottledApi(spec({ limit: 1 }), globalClock, 1);
+    const { url, close } = await api.listen();
+    try {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const ok = await axios.get(`${url}/items/a`, { headers: { "x-job-id": "a" }, validateStatus: () => true });
+      const throttled = await axios.get(`${url}/items/b`, { headers: { "x-job-id": "b" }, validateStatus: () => true });
+      expect(ok.status).toBe(200);
+      expect(throttled.status).toBe(429);
+      expect(Number(throttled.headers["retry-after"])).toBeGreaterThan(0);
+      expect(api.records.map((r) => r.jobId)).toEqual(["a", "b"]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("metrics", () => {
+  const rec = (atMs: number, throttled = false): RequestRecord => ({ atMs, jobId: "j", method: "GET", status: throttled ? 429 : 200, throttled, executed: !throttled, fault: "none" });
+
+  it("herdPeak counts the most requests in any 100 ms after the first throttle", () => {
+    expect(herdPeak([rec(0), rec(1), rec(2)])).toBe(0);
+    expect(herdPeak([rec(0), rec(1), rec(10, true), rec(50), rec(105), rec(110), rec(300)])).toBe(3);
+  });
+
+  it("the ideal is the server's minimum plus one answer, never below the workers' own bound", () => {
+    expect(idealMs({ jobs: 8, workers: 1, latencyMs: 5, admissibleJobs: 8, serverMinimumMs: 2000, maxInFlight: Infinity })).toBe(2005);
+    expect(idealMs({ jobs: 500, workers: 12, latencyMs: 50, admissibleJobs: 500, serverMinimumMs: 0, maxInFlight: Infinity })).toBe(2100);
+  });
+});
+
+describe("scenario files", () => {
+  it("rejects an unknown limiter, a missing limit and an unknown strategy with one line", () => {
+    expect(() => parseScenario({ name: "x", server: { limiter: "leaky", limit: 1, windowMs: 1 }, workload: { jobs: 1 } }, STRATEGY_NAMES)).toThrow(ScenarioError);
+    expect(() => parseScenario({ name: "x", server: { limiter: "fixed-window", windowMs: 1 }, workload: { jobs: 1 } }, STRATEGY_NAMES)).toThrow(/server.limit is required/);
+    expect(() => parseScenario({ name: "x", server: { limiter: "fixed-window", limit: 1, windowMs: 1 }, workload: { jobs: 1 }, strategies: ["magic"] }, STRATEGY_NAMES)).toThrow(/unknown strategy magic/);
+  });
+});
