@@ -1,0 +1,37 @@
+// Builds the Prismatic component: one self-contained CommonJS dist/index.js plus the icon, which
+// is exactly what `prism components:publish` zips and uploads (it uploads dist/ only).
+const path = require("path");
+const CopyPlugin = require("copy-webpack-plugin");
+
+module.exports = {
+  mode: "production",
+  target: "node",
+  entry: "./src/index.ts",
+  devtool: false,
+  resolve: { extensions: [".ts", ".js"] },
+  module: {
+    rules: [
+      {
+        test: /\.ts$/,
+        exclude: /node_modules/,
+        use: {
+          loader: "ts-loader",
+          // Type-checking is `npm run typecheck`'s job; the bundle only needs the JavaScript, and
+          // the project's tsconfig (module ESNext, bundler resolution) is right for webpack.
+          options: { transpileOnly: true, compilerOptions: { noEmit: false } },
+        },
+      },
+      { test: /\.md$/, type: "asset/source" },
+    ],
+  },
+  plugins: [new CopyPlugin({ patterns: [{ from: "assets", to: "." }] })],
+  output: {
+    filename: "index.js",
+    path: path.resolve(__dirname, "dist"),
+    libraryTarget: "commonjs2",
+    clean: true,
+  },
+  optimization: { usedExports: true, minimize: false },
+  // spectral's index pulls in its testing module (jest-util), which webpack cannot fully analyse.
+  ignoreWarnings: [{ module: /jest-util|jest-mock|@prismatic-io\/spectral/, message: /Critical dependency/ }],
+};
