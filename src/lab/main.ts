@@ -5,8 +5,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { createProgress } from "./progress";
-import { renderHtml, textTable, verdictOnOurs, type ScenarioReport } from "./report";
+import { markdownTable, renderHtml, textTable, verdictOnOurs, type ScenarioReport } from "./report";
 import { runScenario } from "./run";
 import { loadScenario } from "./scenario";
 import { strategyByName, STRATEGY_NAMES } from "./strategies";
@@ -24,6 +25,9 @@ function resolveStrategy(name: string): Strategy {
 }
 
 async function main(): Promise<void> {
+  // --markdown: the tables as Markdown (for BENCHMARKS.md) instead of padded text.
+  const { values } = parseArgs({ options: { markdown: { type: "boolean" } }, strict: true });
+  const table = values.markdown ? markdownTable : textTable;
   const started = performance.now();
   const progress = createProgress();
   const reports: ScenarioReport[] = [];
@@ -35,9 +39,10 @@ async function main(): Promise<void> {
     progress.done();
     const report: ScenarioReport = { scenario, runs };
     reports.push(report);
-    process.stdout.write(`\n${scenario.name} (${scenario.clock} clock)\n${textTable(runs.map((r) => r.result), scenario.workload.jobs)}\n`);
+    const heading = values.markdown ? `\n### ${scenario.name} (${scenario.clock} clock)\n\n` : `\n${scenario.name} (${scenario.clock} clock)\n`;
+    process.stdout.write(`${heading}${table(runs.map((r) => r.result), scenario.workload.jobs)}\n`);
     const verdict = verdictOnOurs(report);
-    if (verdict) process.stdout.write(`${verdict}\n`);
+    if (verdict) process.stdout.write(`${values.markdown ? "\n" : ""}${verdict}\n`);
     for (const run of runs) if (run.error) process.stdout.write(`note: ${run.result.strategy}: ${run.error}\n`);
   }
   mkdirSync(REPORT_DIR, { recursive: true });
