@@ -1,6 +1,7 @@
 /**
  * The header-first client the seed articles describe: honour Retry-After when present (seconds,
- * or an HTTP-date), otherwise full jitter with a ceiling; retry 429 and 503 only; 5 retries.
+ * or an HTTP-date), otherwise full jitter with a ceiling; it retries 429, 5xx and lost connections (the
+ * shared hand-written loop), 5 retries.
  * It reads no other header and shares nothing between workers.
  */
 import type { AxiosError } from "axios";
