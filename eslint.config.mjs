@@ -42,6 +42,12 @@ export default tseslint.config(
     },
   },
   {
+    // The bin shim is plain CommonJS run by Node: it registers tsx and requires the TypeScript CLI.
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", process: "readonly", module: "readonly" } },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
+  {
     files: ["test/**/*.ts"],
     rules: {
       "@typescript-eslint/no-explicit-any": "off",
