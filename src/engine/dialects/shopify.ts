@@ -115,6 +115,10 @@ function interpretShopify(ctx: SignalContext): Interpretation {
       throttled: true,
       retryable: true,
       limitType: "cost",
+      // The requested cost is computed by static analysis before the query runs, and a THROTTLED
+      // response rejects the whole operation at that point (LIMITS_DOC, "calculated query cost"):
+      // a throttled mutation was not executed, so repeating it cannot duplicate the write.
+      writeNotProcessed: true,
       minWaitMs: wait?.waitMs ?? null,
       waitSource: wait?.source ?? null,
       reason: cost
