@@ -226,8 +226,22 @@ describe("Shopify GraphQL cost throttles", () => {
     expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(1000);
   });
 
-  it("a THROTTLED mutation without an idempotency key is not retried", async () => {
-    server = await startServer([{ status: 200, body: { errors: [{ extensions: { code: "THROTTLED" } }], extensions: { cost: { requestedQueryCost: 10, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 } } } } }]);
+  it("a THROTTLED mutation without an idempotency key is retried: Shopify rejects it before it runs", async () => {
+    server = await startServer([
+      { status: 200, body: { errors: [{ extensions: { code: "THROTTLED" } }], extensions: { cost: { requestedQueryCost: 10, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 0, restoreRate: 50 } } } } },
+      { status: 200, body: { data: { productCreate: { product: { id: "gid://shopify/Product/1" } } } } },
+    ]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "shopify" });
+    const result = await client.request({ method: "POST", url: "/admin/api/2025-01/graphql.json", data: { query: "mutation { productCreate(input: {}) { product { id } } }" } });
+    expect(result.outcome).toBe("success");
+    expect(result.verdict?.writeNotProcessed).toBe(false);
+    expect(result.attempts[0]).toMatchObject({ waitSource: "extensions.cost" });
+    expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(200);
+    expect(server.calls).toHaveLength(2);
+  });
+
+  it("a mutation that fails with a plain 503 and no idempotency key is not retried", async () => {
+    server = await startServer([{ status: 503, body: "unavailable" }, { status: 200, body: {} }]);
     const client = createThrottleClient({ baseUrl: server.url, provider: "shopify" });
     const result = await client.request({ method: "POST", url: "/admin/api/2025-01/graphql.json", data: { query: "mutation { productCreate(input: {}) { product { id } } }" } });
     expect(result.outcome).toBe("gave_up");
