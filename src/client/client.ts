@@ -229,14 +229,16 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
       return full === baseScope ? [baseScope] : [baseScope, full];
     };
 
+    /** The ledger keys that belong to this request's base scope: the base itself and its dialect sub-scopes. */
+    const scopesUnderBase = (): string[] => Object.keys(ledger.entries()).filter((k) => k === baseScope || k.startsWith(`${baseScope}|`));
+
     /** The gate: every scope key under this base (the base and any dialect sub-scopes) must be free. */
     async function gate(): Promise<void> {
       for (;;) {
         const nowMs = clock.nowMs();
         let blockedUntilMs = ownNotBeforeMs;
         let blockReason = "this request's own retry wait";
-        const keys = Object.keys(ledger.entries()).filter((k) => k === baseScope || k.startsWith(`${baseScope}|`));
-        for (const key of keys) {
+        for (const key of scopesUnderBase()) {
           const g = ledger.gate(key, nowMs);
           if (g.blockedUntilMs > blockedUntilMs) {
             blockedUntilMs = g.blockedUntilMs;
@@ -268,13 +270,16 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
       verdicts.set(response, verdict);
       lastVerdict = verdict;
       if (verdict.throttled || verdict.retryable) return false;
-      // A final answer: the scope is not throttling (close a breaker); pace from the budget it shows.
-      for (const scope of scopesFor(verdict)) ledger.recordSuccess(scope, nowMs);
-      const paceAt = budgetNotBefore(verdict, budgetThreshold);
+      // A final answer: the scope is not throttling. Close every breaker the gate consults (the
+      // base and its dialect sub-scopes): a throttle may have been recorded under a sub-scope this
+      // answer does not name (HubSpot's policy, GitHub's resource), and a breaker left half-open
+      // there would hold every other request back for the whole probe lease.
+      for (const scope of scopesUnderBase()) ledger.recordSuccess(scope, nowMs);
+      const paceAt = budgetNotBefore(verdict, budgetThreshold, nowMs);
       if (paceAt !== null) {
         ledger.setIfLater(
           scopesFor(verdict).at(-1) ?? baseScope,
-          { notBefore: paceAt, provider, limitType: "burst", reason: `Budget at ${verdict.budget?.remaining ?? "?"} (threshold ${budgetThreshold}); the next request waits for the reset.` },
+          { notBefore: paceAt, provider, limitType: "burst", reason: `Budget at ${verdict.budget?.remaining ?? "?"} (threshold ${budgetThreshold}); the next request waits until it refills.` },
           nowMs,
         );
       }

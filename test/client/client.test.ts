@@ -13,6 +13,23 @@ const ok = { status: 200, body: { ok: true } };
 const tooMany = (seconds: number) => ({ status: 429, headers: { "retry-after": String(seconds) }, body: { error: "slow down" } });
 
 describe("createThrottleClient against a loopback server", () => {
+  it("a success closes a breaker that a throttle opened under a dialect sub-scope, so the next request is not held back", async () => {
+    const hubspot429 = { status: 429, headers: { "retry-after": "1" }, body: { status: "error", errorType: "RATE_LIMIT", policyName: "TEN_SECONDLY_ROLLING" } };
+    server = await startServer([hubspot429, ok, ok]);
+    const clock = virtualClock();
+    const ledger = createMemoryLedger();
+    const client = createThrottleClient({ baseUrl: server.url, provider: "hubspot", ledger, clock, breakerThreshold: 1 });
+    const first = await client.request({ method: "GET", url: "/crm/v3/objects/contacts" });
+    expect(first.outcome).toBe("success");
+    const entries = Object.values(ledger.entries());
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((e) => e.breaker === "closed")).toBe(true);
+    const second = await client.request({ method: "GET", url: "/crm/v3/objects/contacts" });
+    expect(second.outcome).toBe("success");
+    expect(second.ledgerWaitMs).toBe(0);
+    expect(server.calls).toHaveLength(3);
+  });
+
   it("Retry-After 1: one inline wait of at least the server's wait, then success; 2 calls", async () => {
     server = await startServer([tooMany(1), ok]);
     const client = createThrottleClient({ baseUrl: server.url });
