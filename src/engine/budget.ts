@@ -1,12 +1,29 @@
 import type { Verdict } from "./types";
 
 /**
- * Proactive pacing: when a response (a success too) shows the budget spent or at the caller's
- * threshold, the next request should not go out before the reset. Returns that time (ISO 8601)
- * or null when the budget leaves room or shows no reset.
+ * Proactive pacing: when a response (a success too) shows the budget at or below the caller's
+ * threshold, the next request should wait until enough of it has come back. Returns that time
+ * (ISO 8601), or null when the budget leaves room or says nothing about when it refills.
+ *
+ * - A bucket that refills continuously at a known rate (Shopify and Jobber restoreRate): wait for
+ *   just the units that lift the budget above the threshold, not for the whole bucket.
+ * - A window with a reset instant (X-RateLimit-Reset, RateLimit t=): wait until the reset; a fixed
+ *   window gives nothing back before it, so an earlier guess would only earn a 429.
+ * - A rolling window with only its length (HubSpot): every request counted now has left the
+ *   window after windowMs, and on average one unit comes back every windowMs/limit, so wait for
+ *   the units the threshold needs at that rate.
  */
-export function budgetNotBefore(verdict: Verdict, budgetThreshold: number): string | null {
+export function budgetNotBefore(verdict: Verdict, budgetThreshold: number, nowMs: number): string | null {
   const budget = verdict.budget;
-  if (!budget || budget.resetAt === null) return null;
-  return budget.remaining <= Math.max(0, budgetThreshold) ? budget.resetAt : null;
+  if (!budget) return null;
+  const threshold = Math.max(0, budgetThreshold);
+  if (budget.remaining > threshold) return null;
+  const deficit = threshold + 1 - budget.remaining;
+  const at = (waitMs: number): string | null => (Number.isFinite(waitMs) && waitMs >= 0 ? new Date(nowMs + Math.ceil(waitMs)).toISOString() : null);
+  if (budget.restorePerSecond !== undefined && budget.restorePerSecond > 0) return at((deficit / budget.restorePerSecond) * 1000);
+  if (budget.resetAt !== null) return budget.resetAt;
+  if (budget.windowMs !== undefined && budget.windowMs > 0 && budget.limit !== null && budget.limit > 0) {
+    return at(Math.min(budget.windowMs, (deficit * budget.windowMs) / budget.limit));
+  }
+  return null;
 }

@@ -39,6 +39,10 @@ export interface Budget {
   resetAt: string | null;
   /** Which signal gave it, e.g. "x-ratelimit-remaining", "x-shopify-shop-api-call-limit". */
   source: string;
+  /** A continuously refilling bucket's rate, units per second (Shopify/Jobber restoreRate), when shown. */
+  restorePerSecond?: number;
+  /** A rolling window's length in ms when no reset instant is shown (HubSpot Interval-Milliseconds). */
+  windowMs?: number;
 }
 
 /** A signal present in the response that could not be used, and why. */

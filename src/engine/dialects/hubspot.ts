@@ -23,9 +23,14 @@ function readBudgets(ctx: SignalContext): { burst: Budget | null; daily: Budget 
   const max = readCount(ctx, "x-hubspot-ratelimit-max");
   const dailyRemaining = readCount(ctx, "x-hubspot-ratelimit-daily-remaining");
   const daily = readCount(ctx, "x-hubspot-ratelimit-daily");
-  // Interval-Milliseconds is the rolling window length (USAGE_DOC), so no reset instant is known.
+  // Interval-Milliseconds is the rolling window length (USAGE_DOC), so no reset instant is known;
+  // the length still tells a pacer how fast the window gives requests back.
+  const windowMs = readCount(ctx, "x-hubspot-ratelimit-interval-milliseconds");
   return {
-    burst: remaining === null ? null : { remaining, limit: max, resetAt: null, source: "x-hubspot-ratelimit-remaining" },
+    burst:
+      remaining === null
+        ? null
+        : { remaining, limit: max, resetAt: null, source: "x-hubspot-ratelimit-remaining", ...(windowMs !== null && windowMs > 0 ? { windowMs } : {}) },
     daily: dailyRemaining === null ? null : { remaining: dailyRemaining, limit: daily, resetAt: null, source: "x-hubspot-ratelimit-daily-remaining" },
   };
 }

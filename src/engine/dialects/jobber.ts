@@ -44,6 +44,7 @@ function budgetOf(ctx: SignalContext, cost: Cost): Budget {
     limit: cost.maximum,
     resetAt: fullInMs === null ? null : isoAfter(ctx, fullInMs),
     source: "extensions.cost.throttleStatus",
+    ...(cost.restoreRate > 0 ? { restorePerSecond: cost.restoreRate } : {}),
   };
 }
 

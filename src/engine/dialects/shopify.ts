@@ -50,6 +50,7 @@ function costBudget(ctx: SignalContext, cost: CostInfo | null): Budget | null {
     limit: cost.maximum ?? null,
     resetAt: refillMs === null || !Number.isSafeInteger(refillMs) ? null : isoAfter(ctx, refillMs),
     source: "extensions.cost",
+    ...(cost.restoreRate !== undefined && cost.restoreRate > 0 ? { restorePerSecond: cost.restoreRate } : {}),
   };
 }
 

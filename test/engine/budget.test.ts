@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { budgetNotBefore, classify } from "../../src/engine";
+
+const NOW_MS = Date.parse("2026-11-30T12:00:00Z");
+
+function verdictOf(url: string, headers: Record<string, string>, body?: unknown) {
+  return classify({ request: { method: "GET", url }, response: { status: 200, headers, body } }, { nowMs: NOW_MS });
+}
+
+describe("budgetNotBefore: pacing from the budget a success shows", () => {
+  it("leaves room while the budget is above the threshold", () => {
+    const verdict = verdictOf("https://api.github.com/user", { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4", "x-ratelimit-reset": String(NOW_MS / 1000 + 60) });
+    expect(budgetNotBefore(verdict, 3, NOW_MS)).toBeNull();
+  });
+
+  it("waits for the reset of a window that shows one", () => {
+    const verdict = verdictOf("https://api.github.com/user", { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "3", "x-ratelimit-reset": String(NOW_MS / 1000 + 60) });
+    expect(budgetNotBefore(verdict, 3, NOW_MS)).toBe("2026-11-30T12:01:00.000Z");
+  });
+
+  it("waits only for the points the threshold needs in a bucket that restores continuously (Shopify GraphQL)", () => {
+    const body = { data: {}, extensions: { cost: { requestedQueryCost: 10, actualQueryCost: 10, throttleStatus: { maximumAvailable: 1000, currentlyAvailable: 30, restoreRate: 50 } } } };
+    const verdict = verdictOf("https://s.myshopify.com/admin/api/2025-01/graphql.json", {}, body);
+    expect(verdict.budget).toMatchObject({ remaining: 30, restorePerSecond: 50 });
+    // Threshold 49: 20 points short, 50 points/s -> 400 ms, not the 19.4 s a full refill takes.
+    expect(budgetNotBefore(verdict, 49, NOW_MS)).toBe("2026-11-30T12:00:00.400Z");
+  });
+
+  it("paces a rolling window that shows only its length at limit per window (HubSpot)", () => {
+    const verdict = verdictOf("https://api.hubapi.com/crm/v3/objects/contacts", {
+      "x-hubspot-ratelimit-max": "100",
+      "x-hubspot-ratelimit-remaining": "2",
+      "x-hubspot-ratelimit-interval-milliseconds": "10000",
+    });
+    expect(verdict.budget).toMatchObject({ remaining: 2, limit: 100, resetAt: null, windowMs: 10_000 });
+    // Threshold 4: 3 requests short, one comes back every 100 ms on average.
+    expect(budgetNotBefore(verdict, 4, NOW_MS)).toBe("2026-11-30T12:00:00.300Z");
+    // Never longer than the window itself: by then every counted request has left it.
+    expect(budgetNotBefore(verdict, 500, NOW_MS)).toBe("2026-11-30T12:00:10.000Z");
+  });
+
+  it("says nothing when the budget shows no way to know when it refills", () => {
+    const verdict = verdictOf("https://s.myshopify.com/admin/api/2025-01/products.json", { "x-shopify-shop-api-call-limit": "40/40" });
+    expect(verdict.budget).toMatchObject({ remaining: 0, resetAt: null });
+    expect(budgetNotBefore(verdict, 0, NOW_MS)).toBeNull();
+  });
+});
