@@ -14,7 +14,7 @@ export const DEFAULT_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxInlineWaitMs: 60_000,
   backoffBaseMs: 500,
   backoffCapMs: 30_000,
-  jitter: "full",
+  jitter: "equal",
   serverWaitJitterRatio: 0.1,
   serverWaitJitterMaxMs: 1000,
 });
