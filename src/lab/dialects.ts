@@ -1,6 +1,6 @@
 /**
  * How the lab's server says "not yet", one dialect per provider family, following
- * /work/shared/reference/provider-signals.md (section 2 table and section 3 notes). The limiter
+ * the providers' documentation (the doc URLs cited by test/fixtures/*.json). The limiter
  * decides; the dialect only renders its admission as status, headers and body.
  */
 import type { Admission } from "./limiters";
