@@ -5,7 +5,7 @@
  */
 import { input, type KeyValuePair } from "@prismatic-io/spectral";
 import { ThrottleInputError } from "./client";
-import { dialects } from "./engine";
+import { DEFAULT_POLICY, dialects } from "./engine";
 
 type Jitter = "full" | "equal" | "decorrelated" | "none";
 export type OnLongWaitInput = "fail" | "defer" | "respond";
@@ -149,9 +149,9 @@ export const sendRequestInputs = {
     label: "Jitter",
     type: "string",
     required: false,
-    default: "full",
+    default: DEFAULT_POLICY.jitter,
     model: ["full", "equal", "decorrelated", "none"].map((v) => ({ label: v, value: v })),
-    clean: (value: unknown) => parseChoice<Jitter>("jitter", value, ["full", "equal", "decorrelated", "none"], "full"),
+    clean: (value: unknown) => parseChoice<Jitter>("jitter", value, ["full", "equal", "decorrelated", "none"], DEFAULT_POLICY.jitter),
   }),
   backoffBaseMs: input({ label: "Backoff Base (ms)", type: "string", required: false, default: "500", clean: (value: unknown) => parseWhole("backoffBaseMs", value, 500, 1, 600_000) }),
   backoffCapMs: input({ label: "Backoff Cap (ms)", type: "string", required: false, default: "30000", clean: (value: unknown) => parseWhole("backoffCapMs", value, 30_000, 1, 840_000) }),
@@ -190,7 +190,7 @@ export function parseSendRequest(params: Record<string, unknown>) {
     maxInlineWaitSeconds: parseWhole("maxInlineWaitSeconds", params.maxInlineWaitSeconds, 60, 0, 840),
     maxTotalSeconds: parseWhole("maxTotalSeconds", params.maxTotalSeconds, 600, 1, 900),
     onLongWait: parseChoice<OnLongWaitInput>("onLongWait", params.onLongWait, ["fail", "defer", "respond"], "fail"),
-    jitter: parseChoice<Jitter>("jitter", params.jitter, ["full", "equal", "decorrelated", "none"], "full"),
+    jitter: parseChoice<Jitter>("jitter", params.jitter, ["full", "equal", "decorrelated", "none"], DEFAULT_POLICY.jitter),
     backoffBaseMs,
     backoffCapMs,
     idempotencyKey: parseOptionalText(params.idempotencyKey),
