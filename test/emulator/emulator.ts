@@ -1,6 +1,7 @@
 /**
  * A Prismatic execution emulator on a fake clock, modelling the platform rules this component
- * depends on (see shared/reference/prismatic-platform.md):
+ * depends on (https://prismatic.io/docs/components/persist-data and
+ * https://prismatic.io/docs/monitor-instances/retry-and-replay/automatic-retry):
  *   - an execution loads persisted (cross-flow) state when it starts;
  *   - steps run in order; a step's returned crossFlowState replaces the execution's working copy,
  *     which later steps of the same execution see;

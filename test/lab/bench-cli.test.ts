@@ -1,0 +1,69 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const run = promisify(execFile);
+const root = join(__dirname, "..", "..");
+const tsx = join(root, "node_modules", ".bin", "tsx");
+const dir = mkdtempSync(join(tmpdir(), "bench-cli-"));
+
+async function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(tsx, [join(root, "src", "lab", "bench.ts"), ...args], { cwd: root });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+function scenarioFile(name: string, scenario: unknown): string {
+  const file = join(dir, name);
+  writeFileSync(file, typeof scenario === "string" ? scenario : JSON.stringify(scenario));
+  return file;
+}
+
+describe("npm run bench (the real command)", () => {
+  it("runs a scenario written from the documented schema and prints the documented fields with --json", async () => {
+    // A file written here, against docs/lab.md, not one of the built-in scenarios.
+    const file = scenarioFile("token-bucket.json", {
+      name: "token bucket, HubSpot dialect, 4 workers writing",
+      server: { limiter: "token-bucket", limit: 10, windowMs: 5000, dialect: "hubspot" },
+      workload: { jobs: 30, workers: 4, method: "POST", coordination: "in-process" },
+      strategies: ["naive", "axios-retry", "ours"],
+      clock: "virtual",
+      seed: 3,
+    });
+    const { code, stdout } = await bench(["--scenario", file, "--json"]);
+    expect(code).toBe(0);
+    const rows = JSON.parse(stdout) as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r.strategy)).toEqual(["naive", "axios-retry", "ours"]);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual(["calls", "deferred", "duplicates", "failed", "herdPeak", "idealMs", "makespanMs", "ok", "strategy", "throttled"].sort());
+      expect(Number(row.ok) + Number(row.failed) + Number(row.deferred)).toBe(30);
+    }
+    const ours = rows.find((r) => r.strategy === "ours")!;
+    expect(ours).toMatchObject({ ok: 30, duplicates: 0 });
+  });
+
+  it.each([
+    ["a missing file", () => join(dir, "nope.json"), /nope\.json/],
+    ["bad JSON", () => scenarioFile("bad.json", "{ not json"), /JSON/],
+    ["an unknown limiter", () => scenarioFile("limiter.json", { name: "x", server: { limiter: "leaky-sieve", limit: 1, windowMs: 1 }, workload: { jobs: 1 } }), /limiter/],
+  ])("rejects %s with one line on stderr and exit code 2", async (_label, makeFile, message) => {
+    const { code, stdout, stderr } = await bench(["--scenario", makeFile()]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(message);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  it("rejects an unknown option the same way", async () => {
+    const { code, stderr } = await bench(["--scenery", "x"]);
+    expect(code).toBe(2);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});
