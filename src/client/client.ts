@@ -11,12 +11,12 @@
 import { randomUUID } from "node:crypto";
 import { createClient } from "@prismatic-io/spectral/dist/clients/http";
 import { AxiosError, isAxiosError, isCancel, type AxiosResponse } from "axios";
-import { budgetNotBefore, classify, DEFAULT_POLICY, pickDialect, plan, type Decision, type RetryPolicy, type Verdict } from "../engine";
+import { budgetNotBefore, classify, DEFAULT_POLICY, pickDialect, plan, requestScopeFor, type Decision, type RetryPolicy, type Verdict } from "../engine";
 import { createMemoryLedger } from "../ledger";
 import { abortError, cappedSleep, MAX_TIMER_MS, realClock } from "./clock";
 import { ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "./errors";
 import { createRedactor } from "./redact";
-import { fingerprint, scopeFor, scopeWithParts } from "./scope";
+import { belongsElsewhere, fingerprint, scopeFor, scopeWithParts } from "./scope";
 import type { AttemptRecord, ThrottleClient, ThrottleClientOptions, ThrottleRequest, ThrottleResult } from "./types";
 
 const METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATCH"]);
@@ -224,13 +224,24 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
     // Set inside axios-retry's callbacks; the cast stops TypeScript narrowing it to null here.
     let final = null as FinalState | null;
 
+    // The parts this request will count against, known before it is sent (GitHub's resource,
+    // Slack's method): entries of other parts of the same API do not hold it back.
+    const requestParts = requestScopeFor({ provider: options.provider, request: { method, url: url.toString() } });
+    /**
+     * Where a throttle is recorded: under the scope the answer named, and under the base too unless
+     * the dialect can place requests in their part before sending them (requestParts). Without
+     * that, a request could not tell whether a sub-scope's not_before is its own, so the base
+     * holds everyone back: waiting too long costs time, coming back early costs a throttle.
+     */
     const scopesFor = (verdict: Verdict | null) => {
       const full = verdict ? scopeWithParts(baseScope, verdict.scope) : baseScope;
-      return full === baseScope ? [baseScope] : [baseScope, full];
+      if (full === baseScope) return [baseScope];
+      return Object.keys(requestParts).length > 0 ? [full] : [baseScope, full];
     };
 
-    /** The ledger keys that belong to this request's base scope: the base itself and its dialect sub-scopes. */
-    const scopesUnderBase = (): string[] => Object.keys(ledger.entries()).filter((k) => k === baseScope || k.startsWith(`${baseScope}|`));
+    /** The ledger keys that apply to this request: the base scope and its dialect sub-scopes, less other parts'. */
+    const scopesUnderBase = (): string[] =>
+      Object.keys(ledger.entries()).filter((k) => (k === baseScope || k.startsWith(`${baseScope}|`)) && !belongsElsewhere(k, baseScope, requestParts));
 
     /** The gate: every scope key under this base (the base and any dialect sub-scopes) must be free. */
     async function gate(): Promise<void> {

@@ -2,7 +2,7 @@ import { createContext, readUrl } from "./context";
 import type { Dialect } from "./dialect";
 import { dialectById, dialectForHost, generic } from "./dialects";
 import { interpretGeneric } from "./dialects/generic";
-import type { ClassifyInput, ClassifyOptions, Interpretation, Verdict } from "./types";
+import type { ClassifyInput, ClassifyOptions, Interpretation, ScopeParts, Verdict } from "./types";
 
 /** Picks the dialect: the one named by the caller, else the one that claims the host. */
 export function pickDialect(
@@ -16,6 +16,21 @@ export function pickDialect(
     return { dialect: generic, unknownProvider: named };
   }
   return { dialect: dialectForHost(host), unknownProvider: null };
+}
+
+/**
+ * The scope parts a request will belong to before it is sent (see Dialect.requestScope), or an
+ * empty object when the dialect cannot tell. Pure, never throws.
+ */
+export function requestScopeFor(input: Pick<ClassifyInput, "provider" | "request">): ScopeParts {
+  const { host, path } = readUrl(input.request?.url);
+  const { dialect } = pickDialect(input, host);
+  if (!dialect.requestScope) return {};
+  try {
+    return dialect.requestScope({ method: (input.request?.method ?? "GET").toUpperCase(), host, path });
+  } catch {
+    return {};
+  }
 }
 
 /**

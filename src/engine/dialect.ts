@@ -1,5 +1,12 @@
 import type { SignalContext } from "./context";
-import type { Interpretation } from "./types";
+import type { Interpretation, ScopeParts } from "./types";
+
+/** What is known of a request before it is sent. */
+export interface RequestShape {
+  method: string;
+  host: string;
+  path: string;
+}
 
 /**
  * A provider dialect: how one API says "not yet". One file per provider under dialects/,
@@ -14,6 +21,12 @@ export interface Dialect {
   /** The documentation the rules come from. */
   docs: readonly string[];
   interpret(ctx: SignalContext): Interpretation;
+  /**
+   * The scope parts a request will belong to, known before any response (GitHub's resource from
+   * the path, Slack's method), so that a spent budget of one part does not hold back another.
+   * Absent when the dialect cannot tell before the server answers.
+   */
+  requestScope?(request: RequestShape): ScopeParts;
 }
 
 export function hostMatches(host: string, pattern: string): boolean {

@@ -1,10 +1,10 @@
 /** The pure engine: interpretation (classify) and timing (plan). No I/O, no globals. */
-export { classify, pickDialect } from "./classify";
+export { classify, pickDialect, requestScopeFor } from "./classify";
 export { plan, DEFAULT_POLICY } from "./plan";
 export { backoffMs, exponentialCeilingMs } from "./backoff";
 export { budgetNotBefore } from "./budget";
 export { parseHttpDate } from "./http-date";
 export { parseGoDuration } from "./signals";
 export { dialects, dialectById, dialectForHost } from "./dialects";
-export type { Dialect } from "./dialect";
+export type { Dialect, RequestShape } from "./dialect";
 export type * from "./types";

@@ -13,6 +13,24 @@ const ok = { status: 200, body: { ok: true } };
 const tooMany = (seconds: number) => ({ status: 429, headers: { "retry-after": String(seconds) }, body: { error: "slow down" } });
 
 describe("createThrottleClient against a loopback server", () => {
+  it("a spent GitHub search budget holds back search calls, not core calls", async () => {
+    const resetEpochS = Math.ceil(Date.now() / 1000) + 3600;
+    server = await startServer([
+      { status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetEpochS), "x-ratelimit-resource": "search" }, body: { message: "API rate limit exceeded for user ID 1." } },
+      { status: 200, headers: { "x-ratelimit-remaining": "4999", "x-ratelimit-resource": "core" }, body: [] },
+    ]);
+    const ledger = createMemoryLedger();
+    const client = createThrottleClient({ baseUrl: server.url, provider: "github", ledger, onLongWait: "defer" });
+    const search = await client.request({ method: "GET", url: "/search/issues?q=bug" });
+    expect(search.outcome).toBe("deferred");
+    const core = await client.request({ method: "GET", url: "/repos/o/r/issues" });
+    expect(core).toMatchObject({ outcome: "success", ledgerWaitMs: 0 });
+    const searchAgain = await client.request({ method: "GET", url: "/search/issues?q=feature" });
+    expect(searchAgain.outcome).toBe("deferred");
+    expect(searchAgain.attempts).toHaveLength(0);
+    expect(server.calls).toHaveLength(2);
+  });
+
   it("a success closes a breaker that a throttle opened under a dialect sub-scope, so the next request is not held back", async () => {
     const hubspot429 = { status: 429, headers: { "retry-after": "1" }, body: { status: "error", errorType: "RATE_LIMIT", policyName: "TEN_SECONDLY_ROLLING" } };
     server = await startServer([hubspot429, ok, ok]);

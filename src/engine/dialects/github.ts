@@ -56,18 +56,20 @@ function interpretGithub(ctx: SignalContext): Interpretation {
   // When both are present and the budget is spent, no retry can succeed before the reset either,
   // so the longer of the two is the floor.
   const documentedWait = (): Wait => longestWait(retryAfter, spent ? family.reset : null) ?? docWait(60);
-  const throttled = (limitType: LimitType, wait: Wait, what: string): Interpretation => ({
+  const throttled = (limitType: LimitType, wait: Wait, what: string, limitScope: ScopeParts = scope): Interpretation => ({
     throttled: true,
     retryable: true,
     limitType,
     minWaitMs: wait.waitMs,
     waitSource: wait.source,
-    scope,
+    scope: limitScope,
     budget,
     reason: `GitHub ${what}${resource ? ` (resource ${resource})` : ""}: ${describeWait(wait)}.`,
   });
 
-  if (secondary) return throttled("burst", documentedWait(), "secondary rate limit");
+  // Secondary limits (concurrency, points per minute, content creation) span every resource of
+  // the account (REST_DOC, "About secondary rate limits"): no resource part, so they hold back all calls.
+  if (secondary) return throttled("burst", documentedWait(), "secondary rate limit", {});
   if (graphqlRateLimited) {
     // octokit waits until x-ratelimit-reset for RATE_LIMITED; the points budget is hourly.
     const wait = longestWait(retryAfter, family.reset) ?? docWait(60);
@@ -96,10 +98,23 @@ function interpretGithub(ctx: SignalContext): Interpretation {
   return withBudgetReason(ctx, { ...generic, scope });
 }
 
+/**
+ * The rate-limit resource a REST request counts against, from its path: search and code search
+ * have their own per-minute budgets, GraphQL its own points, everything else is core.
+ * https://docs.github.com/en/rest/rate-limit/rate-limit ("resources")
+ */
+export function githubResourceOf(path: string): string {
+  if (/^\/graphql\/?$/.test(path)) return "graphql";
+  if (/^\/search\/code\/?$/.test(path)) return "code_search";
+  if (/^\/search\//.test(path)) return "search";
+  return "core";
+}
+
 export const github: Dialect = {
   id: "github",
   label: "GitHub REST and GraphQL",
   hosts: ["api.github.com", "uploads.github.com", ".ghe.com"],
   docs: [REST_DOC, GRAPHQL_DOC],
   interpret: interpretGithub,
+  requestScope: ({ path }) => ({ resource: githubResourceOf(path) }),
 };

@@ -38,10 +38,14 @@ const PERMISSION_ERRORS = new Set([
 /** Errors Slack itself documents as transient. */
 const SERVER_ERRORS = new Set(["internal_error", "fatal_error", "service_unavailable", "request_timeout"]);
 
+/** /api/chat.postMessage -> chat.postMessage: Slack's limit tiers are per method (RATE_DOC). */
+function slackMethodOf(path: string): string | undefined {
+  return /\/api\/([A-Za-z0-9_.]+)/.exec(path)?.[1];
+}
+
 function interpretSlack(ctx: SignalContext): Interpretation {
   const retryAfter = readRetryAfter(ctx);
-  // /api/chat.postMessage -> method chat.postMessage: the limit tier is per method.
-  const method = /\/api\/([A-Za-z0-9_.]+)/.exec(ctx.path)?.[1];
+  const method = slackMethodOf(ctx.path);
   const scope: ScopeParts = method ? { method } : {};
   const ok = field(ctx.body, "ok");
   const error = asString(field(ctx.body, "error"));
@@ -78,4 +82,8 @@ export const slack: Dialect = {
   hosts: ["slack.com", "api.slack.com", "hooks.slack.com"],
   docs: [RATE_DOC],
   interpret: interpretSlack,
+  requestScope: ({ path }): ScopeParts => {
+    const method = slackMethodOf(path);
+    return method ? { method } : {};
+  },
 };
