@@ -64,12 +64,12 @@ function interpretGithub(ctx: SignalContext): Interpretation {
     waitSource: wait.source,
     scope: limitScope,
     budget,
-    reason: `GitHub ${what}${resource ? ` (resource ${resource})` : ""}: ${describeWait(wait)}.`,
+    reason: `GitHub ${what}${limitScope.resource ? ` (resource ${limitScope.resource})` : ""}: ${describeWait(wait)}.`,
   });
 
   // Secondary limits (concurrency, points per minute, content creation) span every resource of
   // the account (REST_DOC, "About secondary rate limits"): no resource part, so they hold back all calls.
-  if (secondary) return throttled("burst", documentedWait(), "secondary rate limit", {});
+  if (secondary) return throttled("burst", documentedWait(), "secondary rate limit, which spans every resource", {});
   if (graphqlRateLimited) {
     // octokit waits until x-ratelimit-reset for RATE_LIMITED; the points budget is hourly.
     const wait = longestWait(retryAfter, family.reset) ?? docWait(60);
