@@ -39,8 +39,15 @@ describe("budgetNotBefore: pacing from the budget a success shows", () => {
     expect(budgetNotBefore(verdict, 500, NOW_MS)).toBe("2026-11-30T12:00:10.000Z");
   });
 
+  it("paces Shopify REST at its documented leak rate (2/s for a 40-request bucket)", () => {
+    const verdict = verdictOf("https://s.myshopify.com/admin/api/2025-01/products.json", { "x-shopify-shop-api-call-limit": "39/40" });
+    expect(verdict.budget).toMatchObject({ remaining: 1, limit: 40, resetAt: null, restorePerSecond: 2 });
+    // Threshold 3: 3 requests short at 2/s -> 1.5 s.
+    expect(budgetNotBefore(verdict, 3, NOW_MS)).toBe("2026-11-30T12:00:01.500Z");
+  });
+
   it("says nothing when the budget shows no way to know when it refills", () => {
-    const verdict = verdictOf("https://s.myshopify.com/admin/api/2025-01/products.json", { "x-shopify-shop-api-call-limit": "40/40" });
+    const verdict = verdictOf("https://api.example.test/items", { "x-ratelimit-limit": "100", "x-ratelimit-remaining": "0" });
     expect(verdict.budget).toMatchObject({ remaining: 0, resetAt: null });
     expect(budgetNotBefore(verdict, 0, NOW_MS)).toBeNull();
   });

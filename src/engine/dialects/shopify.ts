@@ -63,7 +63,10 @@ function callLimitBudget(ctx: SignalContext): Budget | null {
     return null;
   }
   // used/limit of the leaky bucket (REST_DOC); it drains continuously, so no reset instant is shown.
-  return budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit");
+  // The leak rate is not sent. REST_DOC gives 2/s for the standard 40-request bucket, and the
+  // larger plans' buckets grow with their rates (4/s, 20/s), so limit / 20 per second is used: an
+  // estimate for pacing only; a 429's Retry-After still sets the floor if it is off.
+  return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20 };
 }
 
 function interpretShopify(ctx: SignalContext): Interpretation {
