@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { backoffMs, classify, DEFAULT_POLICY, exponentialCeilingMs, plan } from "../../src/engine";
 import type { RetryPolicy, Verdict } from "../../src/engine";
-import { seededRandom } from "./seeded-random";
+import { seededRandom } from "../../src/lab/clock";
 
 const NOW_MS = Date.parse("2026-11-30T12:00:00Z");
 const first = { attempts: 1, firstAttemptAtMs: NOW_MS };

@@ -1,10 +1,23 @@
-/**
- * Small helpers shared by the github, shopify, stripe, salesforce, slack, hubspot, msgraph,
- * dataverse, openai, anthropic, discord and zendesk dialects. Pure, like the rest of the engine.
- */
+/** Small helpers shared by the provider dialects. Pure, like the rest of the engine. */
 import type { SignalContext } from "../context";
 import { isoAfter, type Wait } from "../signals";
-import type { Budget, Interpretation } from "../types";
+import type { Budget, Interpretation, LimitType, ScopeParts } from "../types";
+
+/** A throttled answer, the shape every dialect's "not yet" shares; retryable unless said otherwise. */
+export function throttledBy(
+  limitType: LimitType,
+  wait: Wait | null | undefined,
+  details: { reason: string; scope?: ScopeParts; budget?: Budget | null; retryable?: boolean; writeNotProcessed?: boolean },
+): Interpretation {
+  return {
+    throttled: true,
+    limitType,
+    minWaitMs: wait?.waitMs ?? null,
+    waitSource: wait?.source ?? null,
+    ...details,
+    retryable: details.retryable ?? true,
+  };
+}
 
 /** A "true"/"false" header (Stripe-Should-Retry, x-should-retry); null when absent or unreadable. */
 export function readBooleanHeader(ctx: SignalContext, name: string): boolean | null {

@@ -14,7 +14,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readLimitFamily, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget, withBudgetReason } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://docs.anthropic.com/en/api/rate-limits";
@@ -52,43 +52,29 @@ function interpretAnthropicRules(ctx: SignalContext): Interpretation {
   const scope: ScopeParts = organization ? { organization } : {};
 
   if (detailCode === "enforced_spend_limit_reached") {
-    return {
-      throttled: true,
+    return throttledBy("quota", retryAfter, {
       retryable: false,
-      limitType: "quota",
-      minWaitMs: retryAfter?.waitMs ?? null,
-      waitSource: retryAfter?.source ?? null,
       scope,
       budget,
       reason: "Anthropic spend limit reached (enforced_spend_limit_reached, a monthly cap): not retried in this run.",
-    };
+    });
   }
   if (ctx.status === 529 || type === "overloaded_error") {
     // ERRORS_DOC: 529 overloaded_error, "the API is temporarily overloaded".
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "server",
-      minWaitMs: retryAfter?.waitMs ?? null,
-      waitSource: retryAfter?.source ?? null,
+    return throttledBy("server", retryAfter, {
       scope,
       budget,
       reason: `Anthropic's API is overloaded (${ctx.status} overloaded_error), not the account's limit; ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   if (ctx.status === 429 || type === "rate_limit_error") {
     // RATE_DOC: retry-after says how long to wait; else the reset of the spent dimension.
     const wait = retryAfter ?? exhaustedReset;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope,
       budget,
       reason: `Anthropic rate limit (${type ?? ctx.status}); ${describeWait(wait)}.`,
-    };
+    });
   }
   return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
 }

@@ -8,22 +8,18 @@ import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
   if (ctx.status === 429) {
     const wait = signals.retryAfter;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       budget: signals.budget,
       reason: wait
         ? `Asana 429: the token's rate, concurrency or cost limit; retry after ${wait.waitMs / 1000} s (retry-after).`
         : "Asana 429 with no Retry-After; back off.",
-    };
+    });
   }
   if (ctx.status === 402) {
     // https://developers.asana.com/docs/errors : 402 Payment Required, a premium-only feature.

@@ -14,7 +14,7 @@ import { field } from "../context";
 import type { Dialect } from "../dialect";
 import { readDecimalHeader, readLimitFamily, readRetryAfter } from "../signals";
 import type { Interpretation } from "../types";
-import { describeWait, longestWait, readBooleanHeader, secondsWait } from "./_dialect-kit";
+import { describeWait, longestWait, readBooleanHeader, secondsWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://discord.com/developers/docs/topics/rate-limits";
@@ -54,16 +54,11 @@ function interpretDiscord(ctx: SignalContext): Interpretation {
     const resetAfter = limitScope === "shared" ? null : readDecimalHeader(ctx, "x-ratelimit-reset-after", 1000);
     const wait = longestWait(bodyWait, resetAfter, retryAfter);
     const kind = global ? "global" : limitScope === "shared" ? "shared per-resource" : "per-route";
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope,
       budget,
       reason: `Discord ${kind} rate limit${bucket && !global ? ` (bucket ${bucket})` : ""}; ${describeWait(wait)}.`,
-    };
+    });
   }
   return { ...interpretStatus(ctx, { retryAfter, budget, reset: family.reset }), scope };
 }

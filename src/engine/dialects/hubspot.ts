@@ -13,7 +13,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readCount, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { describeWait, docWait } from "./_dialect-kit";
+import { describeWait, docWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const USAGE_DOC = "https://developers.hubspot.com/docs/api/usage-details";
@@ -46,16 +46,11 @@ function interpretHubspot(ctx: SignalContext): Interpretation {
   const scope: ScopeParts = policy ? { policy } : {};
   const burst = (fallback: Wait | null, what: string): Interpretation => {
     const wait = retryAfter ?? fallback;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope,
       budget,
       reason: `HubSpot ${what}; ${describeWait(wait)}.`,
-    };
+    });
   };
 
   if (policy === "DAILY" || (ctx.status === 429 && !policy && dailySpent)) {

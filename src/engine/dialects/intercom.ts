@@ -11,6 +11,7 @@ import type { Dialect } from "../dialect";
 import { readReset } from "../signals";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 function interpret(ctx: SignalContext): Interpretation {
   // X-RateLimit-Reset is epoch seconds for this host.
@@ -21,18 +22,13 @@ function interpret(ctx: SignalContext): Interpretation {
     const reset =
       signals.reset ?? (signals.budget === null ? readReset(ctx, "x-ratelimit-reset", "epoch-seconds") : null);
     const wait = signals.retryAfter ?? reset;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope: codes.includes("rate_limit_exceeded") ? { code: "rate_limit_exceeded" } : {},
       budget: signals.budget,
       reason: wait
         ? `Intercom ${ctx.status} rate_limit_exceeded: the app's 10-second window is spent; retry after ${wait.waitMs} ms (${wait.source}).`
         : `Intercom ${ctx.status} rate_limit_exceeded with no reset given; back off.`,
-    };
+    });
   }
   return interpretStatus(ctx, signals);
 }

@@ -14,6 +14,7 @@ import type { Dialect } from "../dialect";
 import { isoAfter } from "../signals";
 import type { Budget, Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 interface Cost {
   requested: number | undefined;
@@ -74,34 +75,24 @@ function interpret(ctx: SignalContext): Interpretation {
       waitMs = Math.ceil((Math.max(0, cost.requested - cost.available) / cost.restoreRate) * 1000);
     }
     const wait = signals.retryAfter ?? (waitMs === null ? null : { waitMs, source: "extensions.cost.throttleStatus" });
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "cost",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("cost", wait, {
       scope: { code: "THROTTLED" },
       budget,
       reason: wait
         ? `Jobber THROTTLED: the query-cost bucket is short of points; retry after ${wait.waitMs} ms while it restores.`
         : "Jobber THROTTLED with no cost information; back off.",
-    };
+    });
   }
   if (ctx.status === 429) {
     // The request limiter: 2,500 requests per 300 s per app and account; no wait is documented.
     const wait = signals.retryAfter;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope: { limiter: "requests" },
       budget,
       reason: wait
         ? `Jobber 429: the request limiter (2,500 per 300 s); retry after ${wait.waitMs} ms.`
         : "Jobber 429: the request limiter (2,500 requests per 300 s) with no wait given; back off.",
-    };
+    });
   }
   const verdict = interpretStatus(ctx, { ...signals, budget });
   if (cost && verdict.limitType === "none" && ctx.status < 300) {

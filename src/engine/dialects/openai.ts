@@ -14,7 +14,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readDecimalHeader, readLimitFamily, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, tightestBudget, withBudgetReason } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://platform.openai.com/docs/guides/rate-limits";
@@ -71,16 +71,11 @@ function interpretOpenaiRules(ctx: SignalContext): Interpretation {
   }
   if (ctx.status === 429 || code === "rate_limit_exceeded") {
     const wait = retryAfter ?? exhaustedReset;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope,
       budget,
       reason: `OpenAI rate limit${type === "tokens" || type === "requests" ? ` on ${type}` : ""} (${code ?? ctx.status}); ${describeWait(wait)}.`,
-    };
+    });
   }
   return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
 }

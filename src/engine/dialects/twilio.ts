@@ -8,6 +8,7 @@ import { asNumber, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 /** The account SID in /2010-04-01/Accounts/{AccountSid}/...: the limit is per account. */
 function accountOf(path: string): Record<string, string> {
@@ -23,19 +24,14 @@ function interpret(ctx: SignalContext): Interpretation {
     const documented = code === 20429;
     // No wait is documented; a Retry-After, if one ever comes, is still the server's word.
     const wait = signals.retryAfter;
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "concurrency",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("concurrency", wait, {
       writeNotProcessed: documented,
       scope: { ...accountOf(ctx.path), ...(documented ? { code: "20429" } : {}) },
       budget: signals.budget,
       reason: documented
         ? "Twilio 20429: too many concurrent requests on the account; the request was never processed and is safe to retry after a backoff."
         : "Twilio 429 without error code 20429: treated as the account concurrency limit; back off and retry.",
-    };
+    });
   }
   return interpretStatus(ctx, signals);
 }

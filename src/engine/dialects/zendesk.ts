@@ -10,7 +10,7 @@ import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
 import { readCount, readRetryAfter, readReset, isoAfter } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { describeWait } from "./_dialect-kit";
+import { describeWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://developer.zendesk.com/api-reference/introduction/rate-limits/";
@@ -38,16 +38,11 @@ function interpretZendesk(ctx: SignalContext): Interpretation {
 
   if (ctx.status === 429) {
     const wait = retryAfter ?? (budget?.remaining === 0 ? reset : null);
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
+    return throttledBy("burst", wait, {
       scope,
       budget,
       reason: `Zendesk rate limit (429); ${describeWait(wait)}.`,
-    };
+    });
   }
   return { ...interpretStatus(ctx, { retryAfter, budget, reset }), scope };
 }

@@ -14,6 +14,7 @@ import type { Dialect } from "../dialect";
 import { isoAfter, waitUntil, type Wait } from "../signals";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 const DAY_MS = 86_400_000;
 
@@ -38,29 +39,20 @@ function interpret(ctx: SignalContext): Interpretation {
     }
     if (perUserDaily) scope.limit = "per-user-daily";
     const budget = signals.budget && signals.budget.resetAt === null && wait ? { ...signals.budget, resetAt: isoAfter(ctx, wait.waitMs) } : signals.budget;
-    return {
-      throttled: true,
+    return throttledBy("quota", wait, {
       retryable: false,
-      limitType: "quota",
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
       scope,
       budget,
       reason: `Zoom 429: the ${perUserDaily ? "per-user" : `account's ${category ?? ""}`.replace(/ $/, "")} daily limit is spent; not retried in this run${wait ? `, it resets at ${isoAfter(ctx, wait.waitMs)}` : ""}.`,
-    };
+    });
   }
   // QPS (or an unnamed type): a per-second limit; retry after Retry-After or back off.
   const wait = signals.retryAfter;
-  return {
-    throttled: true,
-    retryable: true,
-    limitType: "burst",
-    minWaitMs: wait?.waitMs ?? null,
-    waitSource: wait?.source ?? null,
+  return throttledBy("burst", wait, {
     scope,
     budget: signals.budget,
     reason: `Zoom 429: the account's ${category ? `${category} ` : ""}per-second (QPS) limit; ${wait ? `retry after ${wait.waitMs} ms` : "back off and retry"}.`,
-  };
+  });
 }
 
 export const zoom: Dialect = {
