@@ -13,7 +13,7 @@ import { loadScenario } from "./scenario";
 import { strategyByName, STRATEGY_NAMES } from "./strategies";
 import type { Strategy } from "./strategies/common";
 
-export const SUITE = ["seed-retry-after", "seed-no-retry-after", "seed-budget-headers", "registration-day", "fan-out-50", "graphql-cost", "hubspot-writes", "shopify-rest-bucket", "daily-quota", "seed-real-clock"];
+export const SUITE = ["seed-retry-after", "seed-no-retry-after", "seed-budget-headers", "registration-day", "fan-out-50", "graphql-cost", "hubspot-writes", "shopify-rest-bucket", "daily-quota", "seed-real-clock", "fan-out-real-clock"];
 
 const SCENARIO_DIR = path.join(__dirname, "scenarios");
 const REPORT_DIR = path.resolve(process.cwd(), "report");
