@@ -1,6 +1,6 @@
 import { action } from "@prismatic-io/spectral";
 import { parseScope, scopeInputs } from "../inputs";
-import { baseScopeOf, entriesUnder, openLedger } from "./shared";
+import { baseScopeOf, entriesUnder, openLedger, requestPartsOf } from "./shared";
 
 /** Check Backoff: gate other components' steps on the shared not_before (read-only). */
 export const checkBackoff = action({
@@ -15,7 +15,7 @@ export const checkBackoff = action({
     const { url, scopeKey, provider } = parseScope(params);
     const nowMs = Date.now();
     const scope = baseScopeOf({ connection: params.connection, url, provider, scopeKey });
-    const entries = entriesUnder(openLedger(context, nowMs), scope);
+    const entries = entriesUnder(openLedger(context, nowMs), scope, requestPartsOf({ connection: params.connection, url, provider, scopeKey }));
     const latest = entries.reduce<[string, (typeof entries)[number][1]] | null>((best, e) => (best === null || Date.parse(e[1].notBefore) > Date.parse(best[1].notBefore) ? e : best), null);
     const notBeforeMs = latest ? Date.parse(latest[1].notBefore) : 0;
     const blocked = notBeforeMs > nowMs;

@@ -1,6 +1,7 @@
 /** Prismatic glue shared by the actions: context -> ledger, logger, deadline, scope. */
 import type { ActionContext, Connection } from "@prismatic-io/spectral";
-import { createThrottleClient, type ClientLogger } from "../client";
+import { belongsElsewhere, createThrottleClient, type ClientLogger } from "../client";
+import type { ScopeParts } from "../engine";
 import { authFromConnection } from "../connections";
 import { createStateLedger, type LedgerEntry, type StateLedger } from "../ledger";
 
@@ -27,15 +28,33 @@ export function executionDeadlineMs(startedAt: string | undefined, nowMs: number
   return base + EXECUTION_LIMIT_MS - DEADLINE_MARGIN_MS;
 }
 
-/** The base scope for a connection + URL + provider, computed exactly as sendRequest computes it. */
-export function baseScopeOf(input: { connection?: Connection | null; url?: string; provider: string; scopeKey?: string }): string {
-  if (input.scopeKey) return input.scopeKey;
-  const auth = authFromConnection(input.connection);
-  const client = createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider });
-  return client.scopeOf(input.url ?? "/");
+interface ScopeInput {
+  connection?: Connection | null;
+  url?: string;
+  provider: string;
+  scopeKey?: string;
 }
 
-/** Every ledger entry under a base scope (the base itself and its dialect sub-scopes). */
-export function entriesUnder(ledger: StateLedger, base: string): Array<[string, LedgerEntry]> {
-  return Object.entries(ledger.entries()).filter(([key]) => key === base || key.startsWith(`${base}|`));
+function clientFor(input: ScopeInput) {
+  const auth = authFromConnection(input.connection);
+  return createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider });
+}
+
+/** The base scope for a connection + URL + provider, computed exactly as sendRequest computes it. */
+export function baseScopeOf(input: ScopeInput): string {
+  if (input.scopeKey) return input.scopeKey;
+  return clientFor(input).scopeOf(input.url ?? "/");
+}
+
+/** The scope parts a request to the URL counts against (GitHub's resource...), as sendRequest's gate sees them. */
+export function requestPartsOf(input: ScopeInput): ScopeParts {
+  return input.url ? clientFor(input).requestPartsOf(input.url) : {};
+}
+
+/**
+ * Every ledger entry under a base scope (the base itself and its dialect sub-scopes), less those
+ * of other parts of the API than the request's (a spent search budget, for a core call).
+ */
+export function entriesUnder(ledger: StateLedger, base: string, requestParts: ScopeParts = {}): Array<[string, LedgerEntry]> {
+  return Object.entries(ledger.entries()).filter(([key]) => (key === base || key.startsWith(`${base}|`)) && !belongsElsewhere(key, base, requestParts));
 }

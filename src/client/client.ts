@@ -457,5 +457,6 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
     request,
     ledger,
     scopeOf: (url) => baseScopeOf(resolveUrl(options.baseUrl, url)),
+    requestPartsOf: (url, method = "GET") => requestScopeFor({ provider: options.provider, request: { method, url: resolveUrl(options.baseUrl, url).toString() } }),
   };
 }

@@ -59,5 +59,5 @@ export { createThrottleClient } from "./client";
 export type { ThrottleClient, ThrottleClientOptions, ThrottleRequest, ThrottleResult, ThrottleOutcome, AttemptRecord, Clock, ClientLogger } from "./types";
 export { ThrottleDeferredError, WriteOutcomeUnknownError, ThrottleInputError } from "./errors";
 export { realClock, MAX_TIMER_MS } from "./clock";
-export { fingerprint, scopeFor } from "./scope";
+export { belongsElsewhere, fingerprint, scopeFor } from "./scope";
 export { createRedactor } from "./redact";

@@ -1,5 +1,5 @@
 import type { AxiosAdapter, ResponseType } from "axios";
-import type { RetryPolicy, Verdict } from "../engine";
+import type { RetryPolicy, ScopeParts, Verdict } from "../engine";
 import type { Ledger } from "../ledger";
 
 /** The client's time source. Injected so the lab and tests can run on virtual time. */
@@ -92,4 +92,6 @@ export interface ThrottleClient {
   readonly ledger: Ledger;
   /** The ledger scope a URL maps to for this client (credential hashed). */
   scopeOf(url: string): string;
+  /** The scope parts a request to this URL counts against, known before sending (GitHub's resource...). */
+  requestPartsOf(url: string, method?: string): ScopeParts;
 }

@@ -162,6 +162,19 @@ describe("backoff actions", () => {
     expect(server.calls).toHaveLength(calls);
   });
 
+  it("checkBackoff on a GitHub core URL is Ready while only the search budget is spent", async () => {
+    const resetEpochS = Math.ceil(Date.now() / 1000) + 3600;
+    server = await startServer([
+      { status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetEpochS), "x-ratelimit-resource": "search" }, body: { message: "API rate limit exceeded for user ID 1." } },
+    ]);
+    const deferred = await harness.action("sendRequest", inputs(`${server.url}/search/issues?q=x`, { onLongWait: "defer", provider: "github" }), { crossFlowState: {} });
+    expect(branchOf(deferred)).toBe("Deferred");
+    const state = (deferred as { crossFlowState: Record<string, unknown> }).crossFlowState;
+    expect(branchOf(await harness.action("checkBackoff", { url: `${server.url}/search/code?q=y`, provider: "github" }, { crossFlowState: state }))).toBe("Ready");
+    expect(branchOf(await harness.action("checkBackoff", { url: `${server.url}/search/issues?q=y`, provider: "github" }, { crossFlowState: state }))).toBe("Blocked");
+    expect(branchOf(await harness.action("checkBackoff", { url: `${server.url}/repos/o/r`, provider: "github" }, { crossFlowState: state }))).toBe("Ready");
+  });
+
   it("explainResponse gives the verdict for another step's response", async () => {
     const result = await harness.action("explainResponse", { status: "429", headers: '{"Retry-After":"30"}', body: "" });
     expect(branchOf(result)).toBe("Throttled");
