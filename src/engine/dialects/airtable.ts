@@ -9,6 +9,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 const DOC_WAIT_MS = 30_000;
 
@@ -23,16 +24,11 @@ function interpret(ctx: SignalContext): Interpretation {
   if (ctx.status === 429 || type === "TOO_MANY_REQUESTS") {
     const base = /^\/v0\/(app[0-9A-Za-z]+)/.exec(ctx.path)?.[1];
     const wait = signals.retryAfter ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-30s" };
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait.waitMs,
-      waitSource: wait.source,
+    return throttledBy("burst", wait, {
       scope: base ? { base } : {},
       budget: signals.budget,
       reason: `Airtable ${ctx.status}: over 5 requests/s per base (or 50/s per token); wait ${wait.waitMs / 1000} s before the next request.`,
-    };
+    });
   }
   return interpretStatus(ctx, signals);
 }

@@ -12,7 +12,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readRetryAfter } from "../signals";
 import type { Interpretation } from "../types";
-import { describeWait } from "./_dialect-kit";
+import { describeWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const THROTTLING_DOC = "https://learn.microsoft.com/en-us/graph/throttling";
@@ -23,29 +23,20 @@ const THROTTLE_CODES = new Set(["toomanyrequests", "activitylimitreached"]);
 function interpretMsgraph(ctx: SignalContext): Interpretation {
   const retryAfter = readRetryAfter(ctx);
   const code = asString(field(ctx.body, "error", "code"));
-  const wait = { minWaitMs: retryAfter?.waitMs ?? null, waitSource: retryAfter?.source ?? null };
 
   if (ctx.status === 429 || (code !== undefined && THROTTLE_CODES.has(code.toLowerCase()))) {
-    return {
-      ...wait,
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
+    return throttledBy("burst", retryAfter, {
       scope: {},
       budget: null,
       reason: `Microsoft Graph throttled the request (${ctx.status}${code ? ` ${code}` : ""}); ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   if ((ctx.status === 503 || ctx.status === 504) && retryAfter) {
-    return {
-      ...wait,
-      throttled: true,
-      retryable: true,
-      limitType: "server",
+    return throttledBy("server", retryAfter, {
       scope: {},
       budget: null,
       reason: `Microsoft Graph is overloaded (${ctx.status} with Retry-After); ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   return interpretStatus(ctx, { retryAfter, budget: null, reset: null });
 }

@@ -10,6 +10,7 @@ import { asArray, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
 import { interpretStatus, readStandardSignals } from "./generic";
+import { throttledBy } from "./_dialect-kit";
 
 const DOC_WAIT_MS = 60_000;
 
@@ -33,16 +34,11 @@ function interpret(ctx: SignalContext): Interpretation {
   if (ctx.status === 429 || throttleCode) {
     // "wait 60 seconds before retrying": the documented fixed wait, unless the server sends its own.
     const wait = signals.retryAfter ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-60s" };
-    return {
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: wait.waitMs,
-      waitSource: wait.source,
+    return throttledBy("burst", wait, {
       scope: { ...realmOf(ctx.path), ...(throttleCode ? { code: "3001" } : {}) },
       budget: signals.budget,
       reason: `QuickBooks ${ctx.status}${throttleCode ? " ThrottleExceeded (3001)" : ""}: the realm's request or concurrency limit; wait ${wait.waitMs / 1000} s before retrying.`,
-    };
+    });
   }
   return interpretStatus(ctx, signals);
 }

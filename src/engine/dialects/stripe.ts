@@ -14,7 +14,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readRetryAfter } from "../signals";
 import type { Interpretation, ScopeParts } from "../types";
-import { applyServerRetryVerdict, describeWait, readBooleanHeader } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, readBooleanHeader, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_LIMITS_DOC = "https://docs.stripe.com/rate-limits";
@@ -49,15 +49,11 @@ function interpretStripeRules(ctx: SignalContext): Interpretation {
     // Not a rate limiter: object lock contention; retry with backoff, reusing the Idempotency-Key
     // (https://docs.stripe.com/error-codes/lock-timeout, RATE_LIMITS_DOC).
     if (code === "rate_limit" || type === "rate_limit_error") {
-      return {
-        ...wait,
-        throttled: true,
-        retryable: true,
-        limitType: "burst",
+      return throttledBy("burst", retryAfter, {
         scope: {},
         budget: null,
         reason: `Stripe rate limit (${code ?? type}) without a Stripe-Rate-Limited-Reason header; ${describeWait(retryAfter)}.`,
-      };
+      });
     }
     return {
       ...wait,
@@ -71,15 +67,11 @@ function interpretStripeRules(ctx: SignalContext): Interpretation {
   }
   if (code === "rate_limit" || type === "rate_limit_error") {
     // stripe-node maps a 400 with code rate_limit to StripeRateLimitError; the legacy type rate_limit_error is UNCONFIRMED.
-    return {
-      ...wait,
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
+    return throttledBy("burst", retryAfter, {
       scope: {},
       budget: null,
       reason: `Stripe rate limit (${ctx.status}, ${code ?? type}); ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   return interpretStatus(ctx, { retryAfter, budget: null, reset: null });
 }
