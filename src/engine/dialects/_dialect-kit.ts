@@ -9,12 +9,13 @@ export function throttledBy(
   wait: Wait | null | undefined,
   details: { reason: string; scope?: ScopeParts; budget?: Budget | null; retryable?: boolean; writeNotProcessed?: boolean },
 ): Interpretation {
+  // The details go first: a spread that happens to carry minWaitMs or waitSource must not override the wait.
   return {
+    ...details,
     throttled: true,
     limitType,
     minWaitMs: wait?.waitMs ?? null,
     waitSource: wait?.source ?? null,
-    ...details,
     retryable: details.retryable ?? true,
   };
 }

@@ -14,7 +14,7 @@ import { asArray, asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { isoAfter, parseUsedOfLimit, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { budgetFromUsed, describeWait, longestWait } from "./_dialect-kit";
+import { budgetFromUsed, describeWait, longestWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const LIMITS_DOC = "https://shopify.dev/docs/api/usage/limits";
@@ -132,15 +132,10 @@ function interpretShopify(ctx: SignalContext): Interpretation {
   }
   if (ctx.status === 429) {
     // REST_DOC: 429 with Retry-After (decimal seconds, e.g. "2.0").
-    return {
+    return throttledBy("burst", retryAfter, {
       ...base,
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: retryAfter?.waitMs ?? null,
-      waitSource: retryAfter?.source ?? null,
       reason: `Shopify request bucket full for this app and store (429); ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   if (ctx.status === 423) {
     // REST_DOC: 423 Locked "shop unavailable" can follow repeated abuse; it is not retryable.

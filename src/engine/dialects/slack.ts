@@ -12,7 +12,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readRetryAfter } from "../signals";
 import type { Interpretation, ScopeParts } from "../types";
-import { describeWait } from "./_dialect-kit";
+import { describeWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://docs.slack.dev/apis/web-api/rate-limits";
@@ -53,15 +53,10 @@ function interpretSlack(ctx: SignalContext): Interpretation {
   const bodyThrottle = ok === false && (error === "ratelimited" || error === "rate_limited");
 
   if (ctx.status === 429 || bodyThrottle) {
-    return {
+    return throttledBy("burst", retryAfter, {
       ...base,
-      throttled: true,
-      retryable: true,
-      limitType: "burst",
-      minWaitMs: retryAfter?.waitMs ?? null,
-      waitSource: retryAfter?.source ?? null,
       reason: `Slack rate limit for ${method ?? "this method"} (${ctx.status}${error ? ` ${error}` : ""}); ${describeWait(retryAfter)}.`,
-    };
+    });
   }
   if (ok === false && ctx.status >= 200 && ctx.status < 300) {
     const what = error ?? "unknown_error";
