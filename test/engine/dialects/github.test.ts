@@ -17,6 +17,13 @@ describe("github dialect", () => {
     expect(v).toMatchObject({ throttled: true, retryable: true, minWaitMs: 60_000, waitSource: "doc:fixed-60s" });
   });
 
+  it("a REST secondary limit names no resource (it spans them all), while a primary limit names its own", () => {
+    const secondary = gh(403, { "retry-after": "30", "x-ratelimit-remaining": "10", "x-ratelimit-resource": "core" }, { message: "You have exceeded a secondary rate limit." });
+    expect(secondary.scope).toEqual({});
+    const primary = gh(403, { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(NOW_S + 30), "x-ratelimit-resource": "search" }, { message: "API rate limit exceeded" });
+    expect(primary.scope).toEqual({ resource: "search" });
+  });
+
   it("a 429 without wording still follows the documented order (60 s when nothing else is given)", () => {
     const v = gh(429, { "x-ratelimit-remaining": "10", "x-ratelimit-reset": String(NOW_S + 900) }, {});
     expect(v).toMatchObject({ throttled: true, minWaitMs: 60_000, waitSource: "doc:fixed-60s" });
