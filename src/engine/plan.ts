@@ -11,7 +11,9 @@ export const DEFAULT_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxAttempts: 5,
   maxTotalMs: 5 * 60_000,
   deadlineMs: null,
-  maxInlineWaitMs: 60_000,
+  // Two minutes: a per-minute window's reset, rounded up to whole seconds and measured against
+  // the response's Date, often lands just past 60 s; a 60 s limit would defer most of them.
+  maxInlineWaitMs: 120_000,
   backoffBaseMs: 500,
   backoffCapMs: 30_000,
   jitter: "equal",

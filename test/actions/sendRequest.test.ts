@@ -152,7 +152,7 @@ describe("backoff actions", () => {
     expect((cleared as { data: { cleared: number } }).data.cleared).toBeGreaterThan(0);
     expect(branchOf(await harness.action("checkBackoff", { url: server.url }, { crossFlowState: clearedState }))).toBe("Ready");
 
-    const recorded = await harness.action("recordBackoff", { url: server.url, waitSeconds: "120" }, { crossFlowState: clearedState });
+    const recorded = await harness.action("recordBackoff", { url: server.url, waitSeconds: "600" }, { crossFlowState: clearedState });
     const recordedState = (recorded as { crossFlowState: Record<string, unknown> }).crossFlowState;
     expect(branchOf(await harness.action("checkBackoff", { url: server.url }, { crossFlowState: recordedState }))).toBe("Blocked");
     // And sendRequest honours a recorded backoff without calling.

@@ -32,7 +32,8 @@ describe("throttle-http explain (the real command)", () => {
     const { code, stdout } = await cli(["explain", "--now", NOW, file]);
     expect(code).toBe(0);
     const out = JSON.parse(stdout) as { provider: string; plan: { decision: string } }[];
-    expect(out[0]).toMatchObject({ provider: "generic", minWaitMs: 120_000, plan: { decision: "defer", notBefore: "2026-11-30T12:02:00.000Z" } });
+    // 120 s is exactly the default inline limit: retried inline at the floor, the jitter dropped so as not to cross it.
+    expect(out[0]).toMatchObject({ provider: "generic", minWaitMs: 120_000, plan: { decision: "retry", waitMs: 120_000, notBefore: "2026-11-30T12:02:00.000Z" } });
   });
 
   it("reads one object from standard input and prints one verdict", async () => {

@@ -95,7 +95,7 @@ describe("a provider's 10-minute wait, honoured end to end", () => {
   const sendStep =
     (onLongWait: "fail" | "defer"): Step =>
     async (ctx) => {
-      const result = await harness.action("sendRequest", { url: `${provider.url}/things`, method: "GET", onLongWait }, { crossFlowState: ctx.crossFlowState, startedAt: ctx.startedAt });
+      const result = await harness.action("sendRequest", { url: `${provider.url}/things`, method: "GET", onLongWait, maxInlineWaitSeconds: "60" }, { crossFlowState: ctx.crossFlowState, startedAt: ctx.startedAt });
       return result as { branch?: string; crossFlowState?: Record<string, unknown> };
     };
 

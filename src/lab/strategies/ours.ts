@@ -31,7 +31,6 @@ export const ENGINE_PROVIDER: Record<DialectId, string> = {
 };
 
 const SHARED_LEDGER = "ours.ledger";
-export const MAX_INLINE_WAIT_MS = 120_000;
 
 /** In the budget's own unit: requests, or points for a cost bucket (one query's cost per worker in flight). */
 export function budgetThresholdFor(scenario: Scenario): number {
@@ -46,8 +45,7 @@ function makeClient(env: StrategyEnv, ledger: Ledger, signal: AbortSignal): Thro
     provider: ENGINE_PROVIDER[scenario.server.dialect],
     ledger,
     budgetThreshold: budgetThresholdFor(scenario),
-    // A Prismatic execution may run 15 minutes: sleep through waits of up to 2 minutes, defer longer ones.
-    policy: { maxInlineWaitMs: MAX_INLINE_WAIT_MS },
+    // The default policy, as a user gets it: waits up to 2 minutes are slept through, longer ones deferred.
     onLongWait: "defer",
     clock: realClock,
     random: Math.random,
