@@ -21,8 +21,10 @@ export const DEFAULT_POLICY: Readonly<RetryPolicy> = Object.freeze({
   serverWaitJitterMaxMs: 1000,
 });
 
+/** "2 s", "2.10 s", "60.5 s": whole seconds when whole, never rounded to a different second. */
 function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 2)} s` : `${Math.round(ms / 1000)} s`;
+  if (ms % 1000 === 0) return `${ms / 1000} s`;
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
 export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): Decision {
