@@ -1,6 +1,6 @@
 /** Small helpers shared by the provider dialects. Pure, like the rest of the engine. */
 import type { SignalContext } from "../context";
-import { isoAfter, type Wait } from "../signals";
+import { isoAfter, readLimitFamily, type ResetKind, type Wait } from "../signals";
 import type { Budget, Interpretation, LimitType, ScopeParts } from "../types";
 
 /** A throttled answer, the shape every dialect's "not yet" shares; retryable unless said otherwise. */
@@ -134,4 +134,26 @@ export function tightestBudget(budgets: (Budget | null)[]): Budget | null {
     if (best === null || share(budget) < share(best)) best = budget;
   }
   return best;
+}
+
+/**
+ * Budgets reported per dimension (OpenAI requests/tokens, Anthropic requests/tokens/...): every
+ * budget shown, and the wait until the last spent dimension resets (when several are spent, the
+ * later reset is the one that frees the request).
+ */
+export function readDimensionBudgets(
+  ctx: SignalContext,
+  dimensions: readonly string[],
+  names: (dimension: string) => { limit: string; remaining: string; reset: string },
+  resetKind: ResetKind,
+): { budgets: Budget[]; exhaustedReset: Wait | null } {
+  const budgets: Budget[] = [];
+  const exhausted: Wait[] = [];
+  for (const dimension of dimensions) {
+    const family = readLimitFamily(ctx, names(dimension), resetKind);
+    if (!family.budget) continue;
+    budgets.push(family.budget);
+    if (family.budget.remaining === 0 && family.reset) exhausted.push(family.reset);
+  }
+  return { budgets, exhaustedReset: longestWait(...exhausted) };
 }

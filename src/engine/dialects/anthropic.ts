@@ -12,9 +12,9 @@
 import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { readLimitFamily, readRetryAfter, type Wait } from "../signals";
+import { readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, readBooleanHeader, readDimensionBudgets, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://docs.anthropic.com/en/api/rate-limits";
@@ -23,23 +23,7 @@ const ERRORS_DOC = "https://docs.anthropic.com/en/api/errors";
 const DIMENSIONS = ["requests", "tokens", "input-tokens", "output-tokens"] as const;
 
 function readDimensions(ctx: SignalContext): { budgets: Budget[]; exhaustedReset: Wait | null } {
-  const budgets: Budget[] = [];
-  const exhausted: Wait[] = [];
-  for (const dimension of DIMENSIONS) {
-    const family = readLimitFamily(
-      ctx,
-      {
-        limit: `anthropic-ratelimit-${dimension}-limit`,
-        remaining: `anthropic-ratelimit-${dimension}-remaining`,
-        reset: `anthropic-ratelimit-${dimension}-reset`,
-      },
-      "iso",
-    );
-    if (!family.budget) continue;
-    budgets.push(family.budget);
-    if (family.budget.remaining === 0 && family.reset) exhausted.push(family.reset);
-  }
-  return { budgets, exhaustedReset: longestWait(...exhausted) };
+  return readDimensionBudgets(ctx, DIMENSIONS, (d) => ({ limit: `anthropic-ratelimit-${d}-limit`, remaining: `anthropic-ratelimit-${d}-remaining`, reset: `anthropic-ratelimit-${d}-reset` }), "iso");
 }
 
 function interpretAnthropicRules(ctx: SignalContext): Interpretation {

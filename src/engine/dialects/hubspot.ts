@@ -54,17 +54,13 @@ function interpretHubspot(ctx: SignalContext): Interpretation {
   };
 
   if (policy === "DAILY" || (ctx.status === 429 && !policy && dailySpent)) {
-    return {
-      throttled: true,
+    return throttledBy("quota", null, {
       retryable: false,
-      limitType: "quota",
-      minWaitMs: null,
-      waitSource: null,
       scope: { policy: "DAILY" },
       budget,
       reason:
         "HubSpot daily API limit reached (DAILY); it resets at midnight in the account's time zone setting, which the response does not give, so no wait is known and the request is not retried in this run.",
-    };
+    });
   }
   // The official client waits 10 s x attempt for TEN_SECONDLY_ROLLING when no header says otherwise.
   if (policy === "TEN_SECONDLY_ROLLING") return burst(docWait(10), "10-second rolling limit (TEN_SECONDLY_ROLLING)");

@@ -12,9 +12,9 @@
 import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { readDecimalHeader, readLimitFamily, readRetryAfter, type Wait } from "../signals";
+import { readDecimalHeader, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation } from "../types";
-import { applyServerRetryVerdict, describeWait, longestWait, readBooleanHeader, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
+import { applyServerRetryVerdict, describeWait, readBooleanHeader, readDimensionBudgets, throttledBy, tightestBudget, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://platform.openai.com/docs/guides/rate-limits";
@@ -23,24 +23,7 @@ const ERRORS_DOC = "https://platform.openai.com/docs/guides/error-codes";
 const DIMENSIONS = ["requests", "tokens"] as const;
 
 function readDimensions(ctx: SignalContext): { budgets: Budget[]; exhaustedReset: Wait | null } {
-  const budgets: Budget[] = [];
-  const exhausted: Wait[] = [];
-  for (const dimension of DIMENSIONS) {
-    const family = readLimitFamily(
-      ctx,
-      {
-        limit: `x-ratelimit-limit-${dimension}`,
-        remaining: `x-ratelimit-remaining-${dimension}`,
-        reset: `x-ratelimit-reset-${dimension}`,
-      },
-      "duration",
-    );
-    if (!family.budget) continue;
-    budgets.push(family.budget);
-    if (family.budget.remaining === 0 && family.reset) exhausted.push(family.reset);
-  }
-  // Both spent: the later reset is the one that frees the request.
-  return { budgets, exhaustedReset: longestWait(...exhausted) };
+  return readDimensionBudgets(ctx, DIMENSIONS, (d) => ({ limit: `x-ratelimit-limit-${d}`, remaining: `x-ratelimit-remaining-${d}`, reset: `x-ratelimit-reset-${d}` }), "duration");
 }
 
 function interpretOpenaiRules(ctx: SignalContext): Interpretation {
@@ -58,16 +41,12 @@ function interpretOpenaiRules(ctx: SignalContext): Interpretation {
 
   if (code === "insufficient_quota" || type === "insufficient_quota") {
     // ERRORS_DOC: "You exceeded your current quota, please check your plan and billing details": not retryable.
-    return {
-      throttled: true,
+    return throttledBy("quota", null, {
       retryable: false,
-      limitType: "quota",
-      minWaitMs: null,
-      waitSource: null,
       scope,
       budget,
       reason: "OpenAI billing quota exhausted (insufficient_quota); no retry helps until the plan or credits change.",
-    };
+    });
   }
   if (ctx.status === 429 || code === "rate_limit_exceeded") {
     const wait = retryAfter ?? exhaustedReset;
