@@ -85,8 +85,10 @@ function interpret(ctx: SignalContext): Interpretation {
     const issue = issueOf(ctx.path);
     if (issue) scope.issue = issue;
   } else if (reason !== undefined && /quota/i.test(reason)) {
-    // The points-based quota is per hour: a per-hour limit is retryable (section 0), after its reset.
-    limitType = "quota";
+    // The points-based quota is an hourly budget of points: a "cost" limit, retryable after its
+    // reset (provider-signals.md section 0: per-hour limits are retried). "quota" would say a daily or
+    // monthly allowance that is not retried in this run, which this is not.
+    limitType = "cost";
     what = "the hourly points quota";
   } else if (reason === "jira-burst-based" || status === 429) {
     // Burst limit: one tenant, one endpoint, one HTTP method.
@@ -100,7 +102,7 @@ function interpret(ctx: SignalContext): Interpretation {
   }
 
   const wait: Wait | null =
-    retryAfter ?? reset ?? (limitType === "quota" && beta?.reset ? beta.reset : null) ?? (ietf.budget?.remaining === 0 ? ietf.reset : null);
+    retryAfter ?? reset ?? (limitType === "cost" && beta?.reset ? beta.reset : null) ?? (ietf.budget?.remaining === 0 ? ietf.reset : null);
   return {
     throttled: true,
     retryable: true,
