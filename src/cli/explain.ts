@@ -1,20 +1,61 @@
 /**
  * `explain`: for a person with a throttled response in hand. Reads one JSON object or an array
- * of them in classify's input shape ({ request: { method, url }, response: { status, headers,
- * body }, provider? }) from a file or standard input, and prints each verdict with the plan for a
- * first attempt under the default policy.
+ * of them in classify's input shape ({ request: { method, url, headers?, idempotencyKey?, body? },
+ * response: { status, headers, body }, provider?, name? }) from a file or standard input, and
+ * prints each verdict with the decision the client would make for a first attempt under the
+ * default policy: the same plan, then the same write-safety rule (a POST after a 429 is retried,
+ * a POST after a 503 without a key is not).
  */
 import { readFileSync } from "node:fs";
+import { isatty } from "node:tty";
 import { parseArgs } from "node:util";
-import { classify, DEFAULT_POLICY, plan } from "../engine";
-import type { ClassifyInput, Decision, Verdict } from "../engine";
+import { applyWriteSafety, classify, DEFAULT_POLICY, plan, writeRetrySafety } from "../engine";
+import type { ClassifyInput, Decision, HeaderInput, Verdict, WriteSafety } from "../engine";
 
 export class UsageError extends Error {}
 
-export const EXPLAIN_USAGE = "usage: explain [--now ISO-8601] [FILE]  (reads standard input when FILE is absent or -)";
+export const EXPLAIN_USAGE = "usage: explain [--now ISO-8601] [--no-retry-writes-after-throttle] [FILE]  (reads standard input when FILE is absent or -)";
+
+export const EXPLAIN_HELP = `${EXPLAIN_USAGE}
+
+Reads one response, or a JSON array of them, and prints what it means and what the client will do.
+
+Each item:
+  {
+    "name": "optional label, carried to the output",
+    "request":  { "method": "POST", "url": "https://api.github.com/repos/o/r/issues",
+                  "idempotencyKey": "optional", "headers": { }, "body": "optional (GraphQL bodies are read)" },
+    "response": { "status": 429, "headers": { "Retry-After": "30" }, "body": { } },
+    "provider": "optional dialect id, e.g. github"
+  }
+
+Options:
+  --now ISO-8601                      the clock to explain at (default: now)
+  --no-retry-writes-after-throttle    do not repeat a POST/PATCH after a throttle (the client's retryWritesAfterThrottle: false)
+  -h, --help                          this text
+`;
+
+/** Shown on stderr when explain waits on a terminal, so it never waits silently. */
+export const TERMINAL_HINT = "explain: reading JSON from the terminal; paste a response and press Ctrl-D, or give a FILE (explain --help)";
+
+/** An explain input row: classify's input plus what the write-safety rule reads, and a label. */
+export interface ExplainInput extends ClassifyInput {
+  request?: { method?: string; url?: string; headers?: HeaderInput; idempotencyKey?: string; body?: unknown };
+  name?: string;
+  id?: string | number;
+}
+
+export interface ExplainOptions {
+  /** As the client option: repeat a write after a throttle rejection. Default true. */
+  retryWritesAfterThrottle?: boolean;
+}
 
 export interface ExplainedResponse extends Verdict {
-  /** The plan for a first attempt under the default policy; jitter taken at its midpoint. */
+  name?: string;
+  id?: string | number;
+  /** Whether the request may be sent again after this answer (the client's rule). */
+  writeSafety: WriteSafety;
+  /** The client's decision for a first attempt under the default policy; jitter taken at its midpoint. */
   plan: Decision & { waitRangeMs?: [number, number] };
 }
 
@@ -24,92 +65,152 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
+function validateRequest(request: unknown, label: string): void {
+  if (request === undefined) return;
+  if (!isObject(request)) throw new UsageError(`${label}: request must be an object like {"method":"GET","url":"https://..."}, got ${describe(request)}`);
+  for (const key of ["method", "url", "idempotencyKey"] as const) {
+    if (request[key] !== undefined && typeof request[key] !== "string") throw new UsageError(`${label}: request.${key} must be text, got ${describe(request[key])}`);
+  }
+  if (request.headers !== undefined && !isObject(request.headers)) {
+    throw new UsageError(`${label}: request.headers must be an object of header names to values, got ${describe(request.headers)}`);
+  }
+}
+
 /** Checks one input; throws a UsageError with a one-line message saying what to fix. */
-export function validateInput(value: unknown, label: string): ClassifyInput {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+export function validateInput(value: unknown, label: string): ExplainInput {
+  if (!isObject(value)) {
     throw new UsageError(`${label} is ${describe(value)}; expected an object like {"request":{"method":"GET","url":"https://..."},"response":{"status":429,"headers":{}}}`);
   }
-  const input = value as Record<string, unknown>;
-  const response = input.response;
-  if (response === null || typeof response !== "object" || Array.isArray(response)) {
-    throw new UsageError(`${label} has no "response" object; add {"response":{"status":429,"headers":{...},"body":...}}`);
-  }
-  const status = (response as Record<string, unknown>).status;
+  const response = value.response;
+  if (!isObject(response)) throw new UsageError(`${label} has no "response" object; add {"response":{"status":429,"headers":{...},"body":...}}`);
+  const status = response.status;
   if (typeof status !== "number" || !Number.isInteger(status) || status < 100 || status > 599) {
     throw new UsageError(`${label}: response.status must be a number from 100 to 599, got ${JSON.stringify(status) ?? "nothing"}`);
   }
-  const headers = (response as Record<string, unknown>).headers;
-  if (headers !== undefined && (headers === null || typeof headers !== "object" || Array.isArray(headers))) {
-    throw new UsageError(`${label}: response.headers must be an object of header names to values, got ${describe(headers)}`);
+  if (response.headers !== undefined && !isObject(response.headers)) {
+    throw new UsageError(`${label}: response.headers must be an object of header names to values, got ${describe(response.headers)}`);
   }
-  const request = input.request;
-  if (request !== undefined && (request === null || typeof request !== "object" || Array.isArray(request))) {
-    throw new UsageError(`${label}: request must be an object like {"method":"GET","url":"https://..."}, got ${describe(request)}`);
+  validateRequest(value.request, label);
+  if (value.provider !== undefined && typeof value.provider !== "string") {
+    throw new UsageError(`${label}: provider must be a dialect id such as "github", got ${describe(value.provider)}`);
   }
-  if (input.provider !== undefined && typeof input.provider !== "string") {
-    throw new UsageError(`${label}: provider must be a dialect id such as "github", got ${describe(input.provider)}`);
-  }
-  return input as unknown as ClassifyInput;
+  return value as unknown as ExplainInput;
 }
 
-export function explainOne(input: ClassifyInput, nowMs: number): ExplainedResponse {
+/** The label a row carries into the output: its name, else its id (fixture rows have one or both). */
+function labelsOf(input: ExplainInput): Pick<ExplainedResponse, "name" | "id"> {
+  const labels: Pick<ExplainedResponse, "name" | "id"> = {};
+  if (typeof input.name === "string") labels.name = input.name;
+  if (typeof input.id === "string" || typeof input.id === "number") labels.id = input.id;
+  return labels;
+}
+
+export function explainOne(input: ExplainInput, nowMs: number, options: ExplainOptions = {}): ExplainedResponse {
   const verdict = classify(input, { nowMs });
+  const request = input.request ?? {};
+  const writeSafety = writeRetrySafety(
+    { method: request.method ?? "GET", idempotencyKey: request.idempotencyKey, headers: request.headers, body: request.body },
+    verdict,
+    { retryWritesAfterThrottle: options.retryWritesAfterThrottle },
+  );
   const history = { attempts: 1, firstAttemptAtMs: nowMs };
-  const at = (random: number): Decision => plan(verdict, history, DEFAULT_POLICY, { nowMs, random: () => random });
+  const at = (random: number): Decision => applyWriteSafety(plan(verdict, history, DEFAULT_POLICY, { nowMs, random: () => random }), writeSafety);
   const decision: ExplainedResponse["plan"] = at(0.5);
   if (decision.decision === "retry") {
     const low = at(0);
     const high = at(0.999999);
     if (low.decision === "retry" && high.decision === "retry") decision.waitRangeMs = [low.waitMs, high.waitMs];
   }
-  return { ...verdict, plan: decision };
+  return { ...labelsOf(input), ...verdict, writeSafety, plan: decision };
 }
 
-/** Parses the arguments and the JSON text; returns what to print. Throws UsageError on bad input. */
-export function explainText(args: readonly string[], readInput: (file: string | undefined) => string, defaultNowMs: number): string {
+interface ParsedArgs {
+  help: boolean;
+  nowMs: number;
+  file: string | undefined;
+  retryWritesAfterThrottle: boolean;
+}
+
+function parseExplainArgs(args: readonly string[], defaultNowMs: number): ParsedArgs {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], options: { now: { type: "string" } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args: [...args],
+      options: { now: { type: "string" }, help: { type: "boolean", short: "h" }, "no-retry-writes-after-throttle": { type: "boolean" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${error instanceof Error ? error.message : String(error)}; ${EXPLAIN_USAGE}`);
   }
-  if (parsed.positionals.length > 1) throw new UsageError(`give at most one FILE, got ${parsed.positionals.length}; ${EXPLAIN_USAGE}`);
+  const help = parsed.values.help === true;
+  if (!help && parsed.positionals.length > 1) throw new UsageError(`give at most one FILE, got ${parsed.positionals.length}; ${EXPLAIN_USAGE}`);
   let nowMs = defaultNowMs;
   if (parsed.values.now !== undefined) {
     nowMs = Date.parse(parsed.values.now);
     if (!Number.isFinite(nowMs)) throw new UsageError(`--now "${parsed.values.now}" is not an ISO 8601 time; use e.g. --now 2026-11-30T12:00:00Z`);
   }
   const file = parsed.positionals[0];
-  const text = readInput(file === "-" ? undefined : file);
-  if (text.trim() === "") throw new UsageError(`${file ?? "standard input"} is empty; give one JSON object or an array of them`);
+  return { help, nowMs, file: file === "-" ? undefined : file, retryWritesAfterThrottle: parsed.values["no-retry-writes-after-throttle"] !== true };
+}
+
+/** Parses the arguments and the JSON text; returns what to print. Throws UsageError on bad input. */
+export function explainText(args: readonly string[], readInput: (file: string | undefined) => string, defaultNowMs: number): string {
+  const { help, nowMs, file, retryWritesAfterThrottle } = parseExplainArgs(args, defaultNowMs);
+  if (help) return EXPLAIN_HELP.trimEnd();
+  const text = readInput(file);
+  const what = file ?? "standard input";
+  if (text.trim() === "") throw new UsageError(`${what} is empty; give one JSON object or an array of them`);
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${file ?? "standard input"} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new UsageError(`${what} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
+  const options = { retryWritesAfterThrottle };
   if (Array.isArray(json)) {
-    if (json.length === 0) throw new UsageError(`${file ?? "standard input"} holds an empty array; give at least one response`);
+    if (json.length === 0) throw new UsageError(`${what} holds an empty array; give at least one response`);
     const inputs = json.map((item, index) => validateInput(item, `item ${index}`));
-    return JSON.stringify(inputs.map((input) => explainOne(input, nowMs)), null, 2);
+    return JSON.stringify(inputs.map((input) => explainOne(input, nowMs, options)), null, 2);
   }
-  return JSON.stringify(explainOne(validateInput(json, "the input"), nowMs), null, 2);
+  return JSON.stringify(explainOne(validateInput(json, "the input"), nowMs, options), null, 2);
 }
 
-function readInputFile(file: string | undefined): string {
-  try {
-    return readFileSync(file ?? 0, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const what = file ?? "standard input";
-    throw new UsageError(code === "ENOENT" ? `cannot read ${what}: no such file` : code === "EISDIR" ? `${what} is a directory; give a JSON file` : `cannot read ${what} (${code ?? "error"})`);
-  }
+export interface InputSource {
+  /** Whether standard input is a terminal (nothing piped in). */
+  stdinIsTTY: boolean;
+  writeHint(line: string): void;
+  readFile(file: string | number): string;
 }
 
-/** The command: prints JSON on stdout; a one-line error on stderr and exit code 2 on bad input. */
-export function runExplain(args: readonly string[]): number {
+/** Reads FILE, or standard input; on a terminal it first says what it is waiting for, on stderr. */
+export function inputReader(source: InputSource): (file: string | undefined) => string {
+  return (file) => {
+    if (file === undefined && source.stdinIsTTY) source.writeHint(`${TERMINAL_HINT}\n`);
+    try {
+      return source.readFile(file ?? 0);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const what = file ?? "standard input";
+      throw new UsageError(code === "ENOENT" ? `cannot read ${what}: no such file` : code === "EISDIR" ? `${what} is a directory; give a JSON file` : `cannot read ${what} (${code ?? "error"})`);
+    }
+  };
+}
+
+const processInput: InputSource = {
+  // isatty(0), not process.stdin.isTTY: touching process.stdin opens a stream that puts the
+  // terminal in non-blocking mode, and readFileSync(0) then fails with EAGAIN.
+  stdinIsTTY: isatty(0),
+  writeHint: (line) => process.stderr.write(line),
+  readFile: (file) => readFileSync(file, "utf8"),
+};
+
+/** The command: prints JSON (or the help) on stdout; a one-line error on stderr and exit code 2 on bad input. */
+export function runExplain(args: readonly string[], source: InputSource = processInput): number {
   try {
-    process.stdout.write(`${explainText(args, readInputFile, Date.now())}\n`);
+    process.stdout.write(`${explainText(args, inputReader(source), Date.now())}\n`);
     return 0;
   } catch (error) {
     const message = error instanceof UsageError ? error.message : `unexpected failure: ${error instanceof Error ? error.message : String(error)}`;

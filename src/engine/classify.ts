@@ -1,8 +1,10 @@
-import { createContext, readUrl } from "./context";
+import { createContext, readUrl, type SignalContext } from "./context";
 import type { Dialect } from "./dialect";
 import { dialectById, dialectForHost, generic } from "./dialects";
 import { interpretGeneric } from "./dialects/generic";
-import type { ClassifyInput, ClassifyOptions, Interpretation, ScopeParts, Verdict } from "./types";
+import { readExplicitWaits, type Wait } from "./signals";
+import { DEFAULT_MAX_SERVER_WAIT_MS, describeDuration, saturatingWholeMs } from "./time";
+import type { Budget, ClassifyInput, ClassifyOptions, Interpretation, ScopeParts, Verdict } from "./types";
 
 /** Picks the dialect: the one named by the caller, else the one that claims the host. */
 export function pickDialect(
@@ -33,6 +35,69 @@ export function requestScopeFor(input: Pick<ClassifyInput, "provider" | "request
   }
 }
 
+/** The dialect's wait, if it is one: a finite, non-negative number of ms, rounded up. */
+function dialectWait(ctx: SignalContext, interpretation: Interpretation): Wait | null {
+  const { minWaitMs, waitSource } = interpretation;
+  if (minWaitMs === null) return null;
+  const waitMs = Number.isFinite(minWaitMs) ? saturatingWholeMs(minWaitMs) : null;
+  if (waitMs === null) {
+    ctx.ignore("wait", String(minWaitMs), "not a finite, non-negative wait");
+    return null;
+  }
+  return { waitMs, source: waitSource ?? "dialect" };
+}
+
+interface SettledWait {
+  wait: Wait | null;
+  waitAboveCapMs: number | null;
+  reasonNote: string;
+}
+
+/**
+ * The one place every dialect's wait passes through:
+ * - explicit wait headers (Retry-After, retry-after-ms, x-amz-retry-after) are a floor under
+ *   whatever the dialect read, for any answer that waits at all (a throttle or a retryable
+ *   failure): a reset of 39 s never wins over a Retry-After of 3600 s (RFC 9110 §10.2.3: the
+ *   client "ought to wait" that long);
+ * - a wait above the cap is not taken at its word: it is reported, and plan() defers.
+ */
+function settleWait(ctx: SignalContext, interpretation: Interpretation, maxServerWaitMs: number): SettledWait {
+  let wait = dialectWait(ctx, interpretation);
+  let reasonNote = "";
+  if (interpretation.throttled || interpretation.retryable) {
+    const explicit = readExplicitWaits(ctx);
+    if (explicit && (wait === null || explicit.waitMs > wait.waitMs)) {
+      if (wait !== null) {
+        reasonNote = ` The server's ${explicit.source} asks for ${describeDuration(explicit.waitMs)}, longer than ${wait.source}; the longer wait is used.`;
+      }
+      wait = explicit;
+    }
+  }
+  if (wait !== null && wait.waitMs > maxServerWaitMs) {
+    const shown = ctx.header(wait.source) ?? `${wait.waitMs} ms`;
+    ctx.ignore(wait.source, shown, `asks for ${describeDuration(wait.waitMs)}, above the cap of ${describeDuration(maxServerWaitMs)} (maxServerWaitMs): deferred, never slept`);
+    return {
+      wait: null,
+      waitAboveCapMs: wait.waitMs,
+      reasonNote: ` The server's wait (${wait.source}, ${describeDuration(wait.waitMs)}) is above the cap of ${describeDuration(maxServerWaitMs)}, so the work is deferred rather than slept.`,
+    };
+  }
+  return { wait, waitAboveCapMs: null, reasonNote };
+}
+
+/** A budget whose reset lies beyond the cap keeps its counts but not that reset (nothing would pace to it). */
+function cappedBudget(ctx: SignalContext, budget: Budget | null, maxServerWaitMs: number): Budget | null {
+  if (!budget || budget.resetAt === null) return budget;
+  const resetInMs = Date.parse(budget.resetAt) - ctx.nowMs;
+  if (!(resetInMs > maxServerWaitMs)) return budget;
+  ctx.ignore(`${budget.source} reset`, budget.resetAt, `lies ${describeDuration(resetInMs)} ahead, beyond the cap of ${describeDuration(maxServerWaitMs)}; not used for pacing`);
+  return { ...budget, resetAt: null };
+}
+
+function capOption(value: number | undefined): number {
+  return typeof value === "number" && value >= 0 ? value : DEFAULT_MAX_SERVER_WAIT_MS;
+}
+
 /**
  * What a response means: throttled or not, retryable or not, what kind of limit, the wait it
  * implies, the scope it applies to and the budget it shows. Pure: `nowMs` is the only clock, and
@@ -40,6 +105,7 @@ export function requestScopeFor(input: Pick<ClassifyInput, "provider" | "request
  */
 export function classify(input: ClassifyInput, options: ClassifyOptions): Verdict {
   if (!Number.isFinite(options.nowMs)) throw new RangeError("classify: options.nowMs must be a finite epoch-milliseconds number");
+  const maxServerWaitMs = capOption(options.maxServerWaitMs);
   const ctx = createContext(input, options.nowMs);
   const { dialect, unknownProvider } = pickDialect(input, ctx.host);
   if (unknownProvider !== null) ctx.ignore("provider", unknownProvider, "no dialect has this id; the generic rules were used");
@@ -53,28 +119,23 @@ export function classify(input: ClassifyInput, options: ClassifyOptions): Verdic
     interpretation = interpretGeneric(ctx);
   }
 
-  let minWaitMs = interpretation.minWaitMs;
-  if (minWaitMs !== null && !(Number.isFinite(minWaitMs) && minWaitMs >= 0)) {
-    ctx.ignore("wait", String(minWaitMs), "not a finite, non-negative wait");
-    minWaitMs = null;
-  }
-  if (minWaitMs !== null) minWaitMs = Math.ceil(minWaitMs);
-  if (minWaitMs !== null && !Number.isSafeInteger(minWaitMs)) minWaitMs = null;
-
+  const settled = settleWait(ctx, interpretation, maxServerWaitMs);
+  const budget = cappedBudget(ctx, interpretation.budget ?? null, maxServerWaitMs);
   return {
     provider: dialect.id,
     status: ctx.status,
     throttled: interpretation.throttled,
     retryable: interpretation.retryable,
     limitType: interpretation.limitType,
-    minWaitMs,
-    waitSource: minWaitMs === null ? null : interpretation.waitSource,
+    minWaitMs: settled.wait?.waitMs ?? null,
+    waitSource: settled.wait?.source ?? null,
     retryAllowed: interpretation.retryAllowed ?? null,
     writeNotProcessed: interpretation.writeNotProcessed ?? false,
     scope: interpretation.scope ?? {},
-    budget: interpretation.budget ?? null,
+    budget,
     ignored: ctx.ignored,
     deviations: ctx.deviations,
-    reason: interpretation.reason,
+    reason: `${interpretation.reason}${settled.reasonNote}`,
+    ...(settled.waitAboveCapMs === null ? {} : { waitAboveCapMs: settled.waitAboveCapMs }),
   };
 }

@@ -80,11 +80,22 @@ function readBody(body: unknown): { body: unknown; bodyText: () => string } {
   return { body, bodyText: () => String(body) };
 }
 
+/**
+ * A host name as dialects and scopes compare it: lower case, without the trailing dot of a fully
+ * qualified name. "api.github.com." is the same host as "api.github.com" (RFC 1034 §3.1: the
+ * trailing dot only marks the name as absolute), so it keeps its dialect and its scope.
+ */
+export function normaliseHost(host: string): string {
+  let end = host.length;
+  while (end > 0 && host.charCodeAt(end - 1) === 46) end--;
+  return host.slice(0, end).toLowerCase();
+}
+
 export function readUrl(url: string | undefined): { host: string; path: string } {
   if (!url) return { host: "", path: "" };
   try {
     const parsed = new URL(url, "http://unknown.invalid");
-    const host = parsed.hostname === "unknown.invalid" ? "" : parsed.hostname.toLowerCase();
+    const host = parsed.hostname === "unknown.invalid" ? "" : normaliseHost(parsed.hostname);
     return { host, path: parsed.pathname };
   } catch {
     return { host: "", path: "" };
@@ -123,9 +134,10 @@ class ResponseContext implements SignalContext {
     let serverNowMs = nowMs;
     const dateHeader = this.headers.get("date");
     if (dateHeader !== undefined) {
-      const parsed = parseHttpDate(dateHeader, nowMs);
+      const parsed = parseHttpDate(dateHeader, nowMs, { tolerant: true });
       if (parsed) serverNowMs = parsed.epochMs;
       else this.ignore("date", dateHeader, "not an HTTP-date; waits are measured on the local clock");
+      if (parsed?.form === "tolerant") this.deviate(`date as a non-standard HTTP-date (${parsed.notes?.join(", ") ?? "tolerant reading"})`);
     }
     this.serverNowMs = serverNowMs;
   }
@@ -140,6 +152,8 @@ class ResponseContext implements SignalContext {
   }
 
   ignore(signal: string, value: string, why: string): void {
+    // A header read twice (by a dialect and by classify's shared wait reader) is reported once.
+    if (this.ignored.some((i) => i.signal === signal && i.value === value && i.why === why)) return;
     this.ignored.push({ signal, value, why });
   }
 

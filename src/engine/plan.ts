@@ -2,12 +2,14 @@
  * The timing decision for the next attempt. The server's wait is a floor and is never shortened;
  * a small jitter goes on top so that workers throttled together come back spread out; with no
  * wait from the server, exponential backoff with the chosen jitter. A wait longer than the
- * inline limit, or ending past the deadline, defers with a notBefore instead of retrying early.
+ * inline limit, or ending past the deadline, defers with a notBefore instead of retrying early,
+ * and a wait above the cap (maxServerWaitMs) is deferred, never slept.
  */
 import { backoffMs } from "./backoff";
+import { DEFAULT_MAX_SERVER_WAIT_MS, isoAt, MAX_EPOCH_MS } from "./time";
 import type { AttemptHistory, Decision, PlanOptions, RetryPolicy, Verdict } from "./types";
 
-export const DEFAULT_POLICY: Readonly<RetryPolicy> = Object.freeze({
+export const DEFAULT_POLICY: Readonly<Required<RetryPolicy>> = Object.freeze({
   maxAttempts: 5,
   maxTotalMs: 5 * 60_000,
   deadlineMs: null,
@@ -19,7 +21,12 @@ export const DEFAULT_POLICY: Readonly<RetryPolicy> = Object.freeze({
   jitter: "equal",
   serverWaitJitterRatio: 0.1,
   serverWaitJitterMaxMs: 1000,
+  // 31 days: the longest a reset can plausibly be (a monthly quota); a larger value is a bug or
+  // a "never", and sleeping it would block the scope for years (Retry-After: 1e10 is year 2343).
+  maxServerWaitMs: DEFAULT_MAX_SERVER_WAIT_MS,
 });
+
+const JITTERS = new Set(["full", "equal", "decorrelated", "none"]);
 
 /** "2 s", "2.10 s", "60.5 s": whole seconds when whole, never rounded to a different second. */
 function seconds(ms: number): string {
@@ -27,21 +34,71 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 }
 
-export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): Decision {
-  const { nowMs, random } = options;
-  const at = (waitMs: number): string => new Date(nowMs + waitMs).toISOString();
-  const serverWaitMs = verdict.minWaitMs;
+/**
+ * What is wrong with a policy, in one line, or null. Every duration must be a number from 0 to
+ * the Date range (8.64e15 ms), so that no wait or instant computed from it can be invalid.
+ */
+export function policyProblem(policy: RetryPolicy): string | null {
+  const durations = ["maxTotalMs", "maxInlineWaitMs", "backoffBaseMs", "backoffCapMs", "serverWaitJitterMaxMs", "maxServerWaitMs"] as const;
+  for (const name of durations) {
+    const value = policy[name];
+    if (value === undefined && name === "maxServerWaitMs") continue;
+    if (typeof value !== "number" || !(value >= 0 && value <= MAX_EPOCH_MS)) return `policy.${name} is ${String(value)}; give a number of milliseconds from 0 to 8.64e15`;
+  }
+  if (typeof policy.maxAttempts !== "number" || !(policy.maxAttempts >= 1)) return `policy.maxAttempts is ${String(policy.maxAttempts)}; give a whole number, 1 or more`;
+  if (typeof policy.serverWaitJitterRatio !== "number" || !(policy.serverWaitJitterRatio >= 0 && policy.serverWaitJitterRatio <= 10)) {
+    return `policy.serverWaitJitterRatio is ${String(policy.serverWaitJitterRatio)}; give a ratio from 0 to 10 (0.1 = 10%)`;
+  }
+  if (policy.deadlineMs !== null && !(typeof policy.deadlineMs === "number" && Math.abs(policy.deadlineMs) <= MAX_EPOCH_MS)) {
+    return `policy.deadlineMs is ${String(policy.deadlineMs)}; give an epoch-ms time or null`;
+  }
+  if (!JITTERS.has(policy.jitter)) return `policy.jitter is "${String(policy.jitter)}"; use full, equal, decorrelated or none`;
+  return null;
+}
 
-  if (verdict.limitType === "permission" || verdict.limitType === "validation") {
+/** A random draw kept in [0, 1): a broken source must not make a wait negative or NaN. */
+function draw(random: () => number): number {
+  const value = random();
+  return Number.isFinite(value) ? Math.min(Math.max(value, 0), 0.999_999_999) : 0;
+}
+
+/** The server's wait when it is a usable number of ms, else null. */
+function serverWaitOf(verdict: Verdict): number | null {
+  const waitMs = verdict.minWaitMs;
+  return typeof waitMs === "number" && Number.isFinite(waitMs) && waitMs >= 0 ? Math.ceil(waitMs) : null;
+}
+
+export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): Decision {
+  const { nowMs } = options;
+  if (!Number.isFinite(nowMs)) throw new RangeError("plan: options.nowMs must be a finite epoch-milliseconds number");
+  const problem = policyProblem(policy);
+  if (problem !== null) return { decision: "fail", reason: `Not retried: ${problem}.`, notBefore: null };
+  const at = (waitMs: number): string => isoAt(nowMs + waitMs);
+  const capMs = policy.maxServerWaitMs ?? DEFAULT_MAX_SERVER_WAIT_MS;
+  const serverWaitMs = serverWaitOf(verdict);
+
+  // A permission or validation answer is final unless the server itself said to retry it.
+  const serverSaysRetry = verdict.retryAllowed === true && verdict.retryable;
+  if ((verdict.limitType === "permission" || verdict.limitType === "validation") && !serverSaysRetry) {
     return { decision: "fail", reason: `Not retried: ${verdict.reason}`, notBefore: null };
   }
   if (verdict.retryAllowed === false) {
     return { decision: "fail", reason: `The server says not to retry this request. ${verdict.reason}`, notBefore: null };
   }
+  if (!verdict.throttled && !verdict.retryable) return { decision: "done", reason: verdict.reason };
+
+  const aboveCapMs = verdict.waitAboveCapMs ?? (serverWaitMs !== null && serverWaitMs > capMs ? serverWaitMs : null);
+  if (aboveCapMs !== null) {
+    return {
+      decision: "defer",
+      waitMs: capMs,
+      notBefore: at(capMs),
+      reason: `The server asks for ${seconds(Math.min(aboveCapMs, Number.MAX_SAFE_INTEGER))}, above the cap of ${seconds(capMs)} (maxServerWaitMs): not slept; deferred by the cap, to ${at(capMs)}. ${verdict.reason}`,
+    };
+  }
   if (!verdict.retryable) {
-    if (!verdict.throttled) return { decision: "done", reason: verdict.reason };
     // A quota (daily, monthly, spend): never retried in this run; defer to its reset when known.
-    if (isKnownWait(serverWaitMs)) {
+    if (serverWaitMs !== null) {
       return {
         decision: "defer",
         waitMs: serverWaitMs,
@@ -52,46 +109,52 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
     return { decision: "fail", reason: `A ${verdict.limitType} limit with no known reset; not retried. ${verdict.reason}`, notBefore: null };
   }
 
-  if (history.attempts >= policy.maxAttempts) {
+  if (!(history.attempts < policy.maxAttempts)) {
     return {
       decision: "fail",
       reason: `Gave up after ${history.attempts} attempt(s) (maxAttempts ${policy.maxAttempts}). ${verdict.reason}`,
       notBefore: serverWaitMs === null ? null : at(serverWaitMs),
     };
   }
-
-  const deadlineMs = Math.min(history.firstAttemptAtMs + policy.maxTotalMs, policy.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const firstAttemptAtMs = Number.isFinite(history.firstAttemptAtMs) ? history.firstAttemptAtMs : nowMs;
+  const deadlineMs = Math.min(firstAttemptAtMs + policy.maxTotalMs, policy.deadlineMs ?? Number.POSITIVE_INFINITY);
   const remainingMs = deadlineMs - nowMs;
+  if (serverWaitMs !== null) return planServerWait(verdict, history, policy, { nowMs, random: options.random }, serverWaitMs, remainingMs);
+  return planBackoff(verdict, history, policy, { nowMs, random: options.random }, remainingMs);
+}
 
-  if (serverWaitMs !== null) {
-    if (serverWaitMs > policy.maxInlineWaitMs || serverWaitMs > remainingMs) {
-      const limit = serverWaitMs > policy.maxInlineWaitMs ? `the inline limit of ${seconds(policy.maxInlineWaitMs)}` : "the time left before the deadline";
-      return {
-        decision: "defer",
-        waitMs: serverWaitMs,
-        notBefore: at(serverWaitMs),
-        reason: `The server asks for ${seconds(serverWaitMs)}, more than ${limit}; resume at ${at(serverWaitMs)}. ${verdict.reason}`,
-      };
-    }
-    const spreadMs = policy.jitter === "none" ? 0 : Math.min(policy.serverWaitJitterMaxMs, serverWaitMs * policy.serverWaitJitterRatio);
-    let waitMs = serverWaitMs + Math.round(random() * spreadMs);
-    // Jitter never pushes a wait that fits past a limit: the floor alone is taken then.
-    if (waitMs > policy.maxInlineWaitMs || waitMs > remainingMs) waitMs = serverWaitMs;
+function planServerWait(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, serverWaitMs: number, remainingMs: number): Decision {
+  const at = (waitMs: number): string => isoAt(options.nowMs + waitMs);
+  if (serverWaitMs > policy.maxInlineWaitMs || serverWaitMs > remainingMs) {
+    const limit = serverWaitMs > policy.maxInlineWaitMs ? `the inline limit of ${seconds(policy.maxInlineWaitMs)}` : "the time left before the deadline";
     return {
-      decision: "retry",
-      waitMs,
-      notBefore: at(waitMs),
-      waitSource: verdict.waitSource ?? "server",
-      reason: `Retry ${history.attempts + 1} after ${seconds(waitMs)}: the server's wait of ${seconds(serverWaitMs)}${waitMs > serverWaitMs ? " plus jitter" : ""}. ${verdict.reason}`,
+      decision: "defer",
+      waitMs: serverWaitMs,
+      notBefore: at(serverWaitMs),
+      reason: `The server asks for ${seconds(serverWaitMs)}, more than ${limit}; resume at ${at(serverWaitMs)}. ${verdict.reason}`,
     };
   }
+  const spreadMs = policy.jitter === "none" ? 0 : Math.min(policy.serverWaitJitterMaxMs, serverWaitMs * policy.serverWaitJitterRatio);
+  let waitMs = serverWaitMs + Math.round(draw(options.random) * spreadMs);
+  // Jitter never pushes a wait that fits past a limit: the floor alone is taken then.
+  if (waitMs > policy.maxInlineWaitMs || waitMs > remainingMs) waitMs = serverWaitMs;
+  return {
+    decision: "retry",
+    waitMs,
+    notBefore: at(waitMs),
+    waitSource: verdict.waitSource ?? "server",
+    reason: `Retry ${history.attempts + 1} after ${seconds(waitMs)}: the server's wait of ${seconds(serverWaitMs)}${waitMs > serverWaitMs ? " plus jitter" : ""}. ${verdict.reason}`,
+  };
+}
 
+function planBackoff(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, remainingMs: number): Decision {
+  const previousWaitMs = history.previousWaitMs;
   const waitMs = backoffMs(policy.jitter, {
     retry: history.attempts,
     baseMs: policy.backoffBaseMs,
     capMs: policy.backoffCapMs,
-    previousWaitMs: history.previousWaitMs ?? null,
-    random,
+    previousWaitMs: typeof previousWaitMs === "number" && Number.isFinite(previousWaitMs) ? previousWaitMs : null,
+    random: () => draw(options.random),
   });
   if (waitMs > remainingMs) {
     return {
@@ -100,18 +163,15 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
       notBefore: null,
     };
   }
+  const notBefore = isoAt(options.nowMs + waitMs);
   if (waitMs > policy.maxInlineWaitMs) {
-    return { decision: "defer", waitMs, notBefore: at(waitMs), reason: `Backoff of ${seconds(waitMs)} exceeds the inline limit. ${verdict.reason}` };
+    return { decision: "defer", waitMs, notBefore, reason: `Backoff of ${seconds(waitMs)} exceeds the inline limit. ${verdict.reason}` };
   }
   return {
     decision: "retry",
     waitMs,
-    notBefore: at(waitMs),
+    notBefore,
     waitSource: `backoff:${policy.jitter}`,
     reason: `Retry ${history.attempts + 1} after ${seconds(waitMs)} of ${policy.jitter === "none" ? "exponential" : `${policy.jitter}-jitter`} backoff (the server gave no wait). ${verdict.reason}`,
   };
-}
-
-function isKnownWait(waitMs: number | null): waitMs is number {
-  return waitMs !== null && Number.isFinite(waitMs) && waitMs >= 0;
 }

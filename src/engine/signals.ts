@@ -5,6 +5,7 @@
 import { parseDictionary, parseList, type Item } from "structured-headers";
 import type { SignalContext } from "./context";
 import { parseHttpDate } from "./http-date";
+import { isoAt, saturatingWholeMs } from "./time";
 import type { Budget } from "./types";
 
 /** A wait read from the response: how long, and which signal said so. */
@@ -17,10 +18,17 @@ const DELAY_SECONDS = /^\d+$/;
 const DECIMAL_SECONDS = /^\d+\.\d+$/;
 const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})$/i;
 const DECIMAL = /^\d+(?:\.\d+)?$/;
+/** Dates, durations and used/limit pairs are short; longer text is refused unread (no regex scans it). */
+const MAX_FIELD_TEXT = 128;
 
-function wholeMs(ms: number): number | null {
-  const rounded = Math.ceil(ms);
-  return Number.isSafeInteger(rounded) && rounded >= 0 ? rounded : null;
+/**
+ * A wait rounded up to whole ms. A number too large for a safe integer saturates rather than
+ * being dropped: a server that asks for 1e23 s asks for a very long wait, and dropping it would
+ * fall back to a short backoff. classify's cap (maxServerWaitMs) then defers it.
+ */
+function wholeMs(ms: number): number {
+  // Callers pass non-negative numbers; NaN would mean "unknown", and unknown is read as long.
+  return saturatingWholeMs(ms) ?? Number.MAX_SAFE_INTEGER;
 }
 
 /** An absolute time on the server's clock, as a wait from now (0 when it has passed). */
@@ -30,15 +38,16 @@ export function waitUntil(ctx: SignalContext, serverEpochMs: number): number {
 
 /** Reads an ISO 8601 / RFC 3339 timestamp that carries a zone; null otherwise. */
 export function parseIsoInstant(value: string): number | null {
-  if (!ISO_WITH_ZONE.test(value)) return null;
+  if (value.length > MAX_FIELD_TEXT || !ISO_WITH_ZONE.test(value)) return null;
   const epochMs = Date.parse(value);
   return Number.isFinite(epochMs) ? epochMs : null;
 }
 
 /**
  * Retry-After per RFC 9110 §10.2.3: delay-seconds or an HTTP-date (measured against the
- * response's Date header when present). Decimal seconds (Shopify "2.0") and ISO 8601 instants
- * (Zoom's daily limit) are read too and recorded as deviations.
+ * response's Date header when present). Decimal seconds (Shopify "2.0"), ISO 8601 instants
+ * (Zoom's daily limit) and near-miss HTTP-dates (RFC 9110 §5.6.7 asks for robust parsing) are
+ * read too, each recorded as a deviation.
  */
 export function readRetryAfter(ctx: SignalContext, headerName = "retry-after"): Wait | null {
   const raw = ctx.header(headerName);
@@ -49,26 +58,15 @@ export function readRetryAfter(ctx: SignalContext, headerName = "retry-after"): 
     ctx.ignore(headerName, raw, "empty value");
     return null;
   }
-  if (DELAY_SECONDS.test(value)) {
-    const waitMs = wholeMs(Number(value) * 1000);
-    if (waitMs === null) {
-      ctx.ignore(headerName, value, "too large to be a wait");
-      return null;
-    }
-    return { waitMs, source };
-  }
+  if (DELAY_SECONDS.test(value)) return { waitMs: wholeMs(Number(value) * 1000), source };
   if (DECIMAL_SECONDS.test(value)) {
-    const waitMs = wholeMs(Number(value) * 1000);
-    if (waitMs === null) {
-      ctx.ignore(headerName, value, "too large to be a wait");
-      return null;
-    }
     ctx.deviate(`${headerName} in decimal seconds (${value}); RFC 9110 allows whole seconds only`);
-    return { waitMs, source };
+    return { waitMs: wholeMs(Number(value) * 1000), source };
   }
-  const date = parseHttpDate(value, ctx.nowMs);
+  const date = parseHttpDate(value, ctx.nowMs, { tolerant: true });
   if (date) {
-    if (date.form !== "imf-fixdate") ctx.deviate(`${headerName} as an obsolete ${date.form} HTTP-date`);
+    if (date.form === "tolerant") ctx.deviate(`${headerName} as a non-standard HTTP-date (${date.notes?.join(", ") ?? "tolerant reading"})`);
+    else if (date.form !== "imf-fixdate") ctx.deviate(`${headerName} as an obsolete ${date.form} HTTP-date`);
     return { waitMs: waitUntil(ctx, date.epochMs), source };
   }
   const iso = parseIsoInstant(value);
@@ -89,12 +87,30 @@ export function readDecimalHeader(ctx: SignalContext, headerName: string, unitMs
     ctx.ignore(headerName, raw, "not a non-negative number");
     return null;
   }
-  const waitMs = wholeMs(Number(value) * unitMs);
-  if (waitMs === null) {
-    ctx.ignore(headerName, raw, "too large to be a wait");
-    return null;
+  return { waitMs: wholeMs(Number(value) * unitMs), source: headerName };
+}
+
+/** The longest of the waits present: a server wait is a floor, so the floor is never shortened. */
+export function longestWait(...waits: (Wait | null | undefined)[]): Wait | null {
+  let best: Wait | null = null;
+  for (const wait of waits) {
+    if (wait && (best === null || wait.waitMs > best.waitMs)) best = wait;
   }
-  return { waitMs, source: headerName };
+  return best;
+}
+
+/**
+ * Every header whose whole meaning is "wait this long", read once for all dialects, the longest
+ * winning (a server's wait is a floor: when two say different things, the shorter would retry
+ * too early by the other's word):
+ * - Retry-After, RFC 9110 §10.2.3 (seconds or an HTTP-date);
+ * - retry-after-ms, milliseconds: read by openai-node and the Anthropic SDK (anthropic-sdk-typescript
+ *   src/client.ts, retryRequest: "retry-after-ms ... we'd like proactive support for it");
+ * - x-amz-retry-after, milliseconds: AWS SDK v3 (smithy-lang/smithy-typescript,
+ *   packages/middleware-retry/src/parseRetryAfterHeader.ts: `Date.now() + backoffMilliseconds`).
+ */
+export function readExplicitWaits(ctx: SignalContext): Wait | null {
+  return longestWait(readRetryAfter(ctx), readDecimalHeader(ctx, "retry-after-ms", 1), readDecimalHeader(ctx, "x-amz-retry-after", 1));
 }
 
 /** A plain non-negative integer header (a count), or null with a recorded reason. */
@@ -116,6 +132,7 @@ export function readCount(ctx: SignalContext, headerName: string): number | null
  */
 export function parseGoDuration(value: string): number | null {
   const text = value.trim();
+  if (text.length > MAX_FIELD_TEXT) return null;
   if (!/^(?:\d+(?:\.\d+)?(?:h|ms|m|s|us|µs|ns))+$/.test(text)) return null;
   const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
   let totalMs = 0;
@@ -131,7 +148,8 @@ export type ResetKind = "epoch-seconds" | "epoch-ms" | "delta-seconds" | "iso" |
 /**
  * Reads a reset header as a wait from now. The dialect says which kind it is; "auto" is a
  * heuristic for unknown hosts (about 1.8e9 is epoch seconds, about 1.8e12 epoch ms, small values
- * are deltas) and is recorded as a deviation.
+ * are deltas) and is recorded as a deviation. A documented epoch stays an epoch however small:
+ * an instant already past (by the server's Date) means the window has already reset, wait 0.
  */
 export function readReset(ctx: SignalContext, headerName: string, kind: ResetKind): Wait | null {
   const raw = ctx.header(headerName);
@@ -149,29 +167,41 @@ export function readReset(ctx: SignalContext, headerName: string, kind: ResetKin
   if (kind === "duration") {
     const ms = parseGoDuration(value);
     if (ms === null) return fail("not a duration such as 6m0s or 20ms");
-    const waitMs = wholeMs(ms);
-    return waitMs === null ? fail("too large to be a wait") : { waitMs, source };
+    return { waitMs: wholeMs(ms), source };
   }
   if (!DECIMAL.test(value)) return fail("not a non-negative number");
   const n = Number(value);
-  let resolved: Exclude<ResetKind, "auto" | "iso" | "duration"> =
+  const resolved: Exclude<ResetKind, "auto" | "iso" | "duration"> =
     kind === "auto" ? (n >= 1e12 ? "epoch-ms" : n >= 1e9 ? "epoch-seconds" : "delta-seconds") : kind;
   if (kind === "auto") ctx.deviate(`${headerName} read as ${resolved} by magnitude (no documented unit for this host)`);
   if (resolved === "epoch-seconds" && n < 1e9) {
-    // A dialect that documents epoch seconds but gets a small number: it cannot be a 1970 date.
-    resolved = "delta-seconds";
-    ctx.deviate(`${headerName} ${value} is too small for epoch seconds; read as delta seconds`);
+    // Documented as epoch seconds (e.g. GitHub): a value this small is an instant before 2001,
+    // long past. Reading it as a delta would invent a wait the server never stated.
+    ctx.deviate(`${headerName} ${value} is documented as epoch seconds, so it lies in the past: read as already reset (wait 0)`);
   }
   const waitMs =
     resolved === "delta-seconds"
       ? wholeMs(n * 1000)
       : wholeMs(waitUntil(ctx, resolved === "epoch-seconds" ? n * 1000 : n));
-  return waitMs === null ? fail("too large to be a wait") : { waitMs, source };
+  return { waitMs, source };
+}
+
+/**
+ * A reset sent without a remaining count (a 429 that says only when the window reopens): the
+ * IETF drafts' RateLimit-Reset (delta seconds), else X-RateLimit-Reset or X-Rate-Limit-Reset in
+ * the kind the dialect documents ("auto", by magnitude, for unknown hosts).
+ */
+export function readBareReset(ctx: SignalContext, resetKind: ResetKind): Wait | null {
+  if (ctx.header("ratelimit-reset") !== undefined) return readReset(ctx, "ratelimit-reset", "delta-seconds");
+  for (const name of ["x-ratelimit-reset", "x-rate-limit-reset"]) {
+    if (ctx.header(name) !== undefined) return readReset(ctx, name, resetKind);
+  }
+  return null;
 }
 
 /** The local-clock ISO time a wait ends at. */
 export function isoAfter(ctx: SignalContext, waitMs: number): string {
-  return new Date(ctx.nowMs + waitMs).toISOString();
+  return isoAt(ctx.nowMs + waitMs);
 }
 
 /**
@@ -198,9 +228,13 @@ export function readLimitFamily(
   };
 }
 
-/** "used/limit" forms: X-Shopify-Shop-Api-Call-Limit "32/40", Sforce-Limit-Info "api-usage=18/5000". */
+/**
+ * "used/limit" forms: X-Shopify-Shop-Api-Call-Limit "32/40". Bounded digit runs keep the scan
+ * linear: an unbounded (\d+) restarted at every digit of a long digit run is quadratic.
+ */
 export function parseUsedOfLimit(value: string): { used: number; limit: number } | null {
-  const m = /(\d+)\s*\/\s*(\d+)/.exec(value);
+  if (value.length > MAX_FIELD_TEXT) return null;
+  const m = /(\d{1,15})\s*\/\s*(\d{1,15})/.exec(value);
   if (!m) return null;
   const used = Number(m[1]);
   const limit = Number(m[2]);
@@ -221,11 +255,8 @@ function itemNumber(item: Item, key: string): number | null {
  * https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/
  */
 export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; reset: Wait | null } {
-  const field = ctx.header("ratelimit");
-  if (field !== undefined) {
-    const parsed = parseRateLimitField(ctx, field);
-    if (parsed) return parsed;
-  }
+  const parsed = readRateLimitField(ctx, "ratelimit", "ratelimit-policy");
+  if (parsed) return parsed;
   if (ctx.header("ratelimit-remaining") !== undefined) {
     return readLimitFamily(
       ctx,
@@ -236,9 +267,9 @@ export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; 
   return { budget: null, reset: null };
 }
 
-function policyQuotas(ctx: SignalContext): Map<string, number> {
+function policyQuotas(ctx: SignalContext, policyName: string): Map<string, number> {
   const quotas = new Map<string, number>();
-  const raw = ctx.header("ratelimit-policy");
+  const raw = ctx.header(policyName);
   if (raw === undefined) return quotas;
   try {
     for (const member of parseList(raw)) {
@@ -249,12 +280,46 @@ function policyQuotas(ctx: SignalContext): Map<string, number> {
       }
     }
   } catch {
-    ctx.ignore("ratelimit-policy", raw, "not a valid Structured Field list");
+    ctx.ignore(policyName, raw, "not a valid Structured Field list");
   }
   return quotas;
 }
 
-function parseRateLimitField(ctx: SignalContext, raw: string): { budget: Budget | null; reset: Wait | null } | null {
+function nonNegativeNumber(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/** The draft-03 dictionary form some servers still send: RateLimit: limit=100, remaining=0, reset=30. */
+function parseDictionaryForm(ctx: SignalContext, raw: string, fieldName: string): { budget: Budget; reset: Wait | null } | null {
+  try {
+    const dict = parseDictionary(raw);
+    const remaining = nonNegativeNumber(dict.get("remaining")?.[0]);
+    if (remaining === null) return null;
+    ctx.deviate(`${fieldName} in the dictionary form of early drafts (limit=, remaining=, reset=)`);
+    const resetSeconds = nonNegativeNumber(dict.get("reset")?.[0]);
+    const waitMs = resetSeconds === null ? null : wholeMs(resetSeconds * 1000);
+    return {
+      budget: {
+        remaining,
+        limit: nonNegativeNumber(dict.get("limit")?.[0]),
+        resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
+        source: fieldName,
+      },
+      reset: waitMs === null ? null : { waitMs, source: fieldName },
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A RateLimit-shaped Structured Field list (`"name";r=..;t=..`) and its policy field, under any
+ * name (Jira's beta fields use the same shape): the tightest item is the budget. Null when the
+ * field is absent or malformed (recorded in ignored).
+ */
+export function readRateLimitField(ctx: SignalContext, fieldName: string, policyName: string): { budget: Budget; reset: Wait | null } | null {
+  const raw = ctx.header(fieldName);
+  if (raw === undefined) return null;
   let tightest: { name: string; remaining: number; resetSeconds: number | null } | null = null;
   try {
     for (const member of parseList(raw)) {
@@ -270,40 +335,18 @@ function parseRateLimitField(ctx: SignalContext, raw: string): { budget: Budget 
     tightest = null;
   }
   if (!tightest) {
-    // Some servers send the draft-03 dictionary form: RateLimit: limit=100, remaining=0, reset=30.
-    try {
-      const dict = parseDictionary(raw);
-      const remaining = dict.get("remaining");
-      const reset = dict.get("reset");
-      const limit = dict.get("limit");
-      if (remaining && typeof remaining[0] === "number") {
-        ctx.deviate("RateLimit in the dictionary form of early drafts (limit=, remaining=, reset=)");
-        const resetSeconds = reset && typeof reset[0] === "number" ? reset[0] : null;
-        const waitMs = resetSeconds === null ? null : wholeMs(resetSeconds * 1000);
-        return {
-          budget: {
-            remaining: remaining[0],
-            limit: limit && typeof limit[0] === "number" ? limit[0] : null,
-            resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
-            source: "ratelimit",
-          },
-          reset: waitMs === null ? null : { waitMs, source: "ratelimit" },
-        };
-      }
-    } catch {
-      // fall through to the ignore below
-    }
-    ctx.ignore("ratelimit", raw, "not a valid RateLimit field (a Structured Field list with r=)");
-    return null;
+    const dictionary = parseDictionaryForm(ctx, raw, fieldName);
+    if (!dictionary) ctx.ignore(fieldName, raw, "not a valid RateLimit field (a Structured Field list with r=)");
+    return dictionary;
   }
   const waitMs = tightest.resetSeconds === null ? null : wholeMs(tightest.resetSeconds * 1000);
   return {
     budget: {
       remaining: tightest.remaining,
-      limit: policyQuotas(ctx).get(tightest.name) ?? null,
+      limit: policyQuotas(ctx, policyName).get(tightest.name) ?? null,
       resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
-      source: "ratelimit",
+      source: fieldName,
     },
-    reset: waitMs === null ? null : { waitMs, source: "ratelimit" },
+    reset: waitMs === null ? null : { waitMs, source: fieldName },
   };
 }

@@ -29,6 +29,11 @@ export interface ClassifyInput {
 export interface ClassifyOptions {
   /** The local clock, epoch milliseconds. Never read from a global. */
   nowMs: number;
+  /**
+   * The longest server wait taken at its word (ms; default 31 days). A longer one is reported in
+   * `ignored` and `waitAboveCapMs`, minWaitMs stays null, and plan() defers instead of sleeping.
+   */
+  maxServerWaitMs?: number;
 }
 
 /** The remaining allowance a response shows, on a success too. */
@@ -78,6 +83,12 @@ export interface Verdict {
   deviations: string[];
   /** One sentence a person can read. */
   reason: string;
+  /**
+   * A wait the server asked for that is above the cap (maxServerWaitMs), in ms (saturated at
+   * Number.MAX_SAFE_INTEGER). It is not minWaitMs: plan() defers such a verdict, never sleeps it.
+   * Absent when no wait was above the cap.
+   */
+  waitAboveCapMs?: number;
 }
 
 /** What a dialect decides; classify() fills in the rest. */
@@ -112,6 +123,11 @@ export interface RetryPolicy {
   /** Jitter added on top of a server-given wait: ratio of the wait, and its ceiling. */
   serverWaitJitterRatio: number;
   serverWaitJitterMaxMs: number;
+  /**
+   * The longest server wait taken at its word (default 31 days): a verdict asking for more is
+   * deferred by this much, never retried. Optional so that existing policies stay valid.
+   */
+  maxServerWaitMs?: number;
 }
 
 export interface AttemptHistory {

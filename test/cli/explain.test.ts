@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { explainText, UsageError } from "../../src/cli/explain";
+import { EXPLAIN_USAGE, explainText, inputReader, TERMINAL_HINT, UsageError } from "../../src/cli/explain";
 
 const run = promisify(execFile);
 const root = join(__dirname, "..", "..");
@@ -57,11 +57,103 @@ describe("throttle-http explain (the real command)", () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
+  it("--help (and -h) prints the usage and exits 0, for explain and for the command itself", async () => {
+    for (const args of [["explain", "--help"], ["explain", "-h"], ["--help"]]) {
+      const { code, stdout, stderr } = await cli(args);
+      expect(code, args.join(" ")).toBe(0);
+      expect(stdout).toContain(EXPLAIN_USAGE);
+      expect(stderr).toBe("");
+    }
+  });
+
+  it("carries each row's name into the output, in order", async () => {
+    const file = join(root, "test", "fixtures", "github.json");
+    const { code, stdout } = await cli(["explain", "--now", NOW, file]);
+    expect(code).toBe(0);
+    const names = (JSON.parse(readFileSync(file, "utf8")) as { name: string }[]).map((row) => row.name);
+    expect((JSON.parse(stdout) as { name: string }[]).map((row) => row.name)).toEqual(names);
+  });
+
   it("rejects a missing file and an unknown command the same way", async () => {
     const missing = await cli(["explain", "/no/such/file.json"]);
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/no such file/) });
     const unknown = await cli(["frobnicate"]);
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown command/) });
+  });
+});
+
+/** A real terminal: `script` gives the command a pseudo-terminal as standard input. */
+const hasScript = (() => {
+  try {
+    execFileSync("script", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe("explain on a terminal", () => {
+  it.skipIf(!hasScript)("says on stderr what it waits for instead of waiting silently, then reads what is typed", async () => {
+    const child = spawn("script", ["-q", "-e", "-c", `${process.execPath} ${bin} explain --now ${NOW}`, "/dev/null"], { cwd: root, stdio: ["pipe", "pipe", "pipe"] });
+    let seen = "";
+    const done = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    const hinted = new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes("Ctrl-D")) resolve();
+      });
+    });
+    await hinted;
+    // The hint is one line, before any input was typed.
+    expect(seen.trim()).toBe(TERMINAL_HINT);
+    child.stdin.write('{"request":{"url":"https://x.test/"},"response":{"status":429,"headers":{"Retry-After":"2"}}}\n');
+    setTimeout(() => child.stdin.write("\x04"), 200);
+    expect(await done).toBe(0);
+    expect(seen).toContain('"minWaitMs": 2000');
+  });
+
+  it("gives the hint only when standard input is a terminal", () => {
+    const hints: string[] = [];
+    const source = (stdinIsTTY: boolean) => ({ stdinIsTTY, writeHint: (line: string) => void hints.push(line), readFile: () => "{}" });
+    inputReader(source(false))(undefined);
+    inputReader(source(true))("file.json");
+    expect(hints).toEqual([]);
+    inputReader(source(true))(undefined);
+    expect(hints).toEqual([`${TERMINAL_HINT}\n`]);
+  });
+});
+
+describe("explain shows the client's decision for the request's method (issue 10)", () => {
+  const explain = (row: unknown, args: string[] = []) =>
+    JSON.parse(explainText(["--now", NOW, ...args], () => JSON.stringify(row), 0)) as { plan: { decision: string; reason: string }; writeSafety: { repeatable: boolean; basis: string } };
+  const post = (status: number, headers: Record<string, string> = {}, request: Record<string, unknown> = {}) => ({
+    request: { method: "POST", url: "https://api.example.test/orders", ...request },
+    response: { status, headers },
+  });
+
+  it("POST + 429: retry (the rate limiter refused it; RFC 6585 §4)", () => {
+    expect(explain(post(429, { "Retry-After": "2" }))).toMatchObject({ plan: { decision: "retry" }, writeSafety: { repeatable: true, basis: "throttle-refusal" } });
+  });
+
+  it("POST + 503 without a key: fail, and the reason says why", () => {
+    const out = explain(post(503, { "Retry-After": "2" }));
+    expect(out).toMatchObject({ plan: { decision: "fail" }, writeSafety: { repeatable: false, basis: "ambiguous" } });
+    expect(out.plan.reason).toMatch(/^Not repeated: A 503 is ambiguous for a write.*idempotency key/);
+  });
+
+  it("POST + 503 with an idempotency key (option or header): retry; a blank key is none", () => {
+    expect(explain(post(503, { "Retry-After": "2" }, { idempotencyKey: "order-42" })).plan.decision).toBe("retry");
+    expect(explain(post(503, { "Retry-After": "2" }, { headers: { "Idempotency-Key": "order-42" } })).plan.decision).toBe("retry");
+    expect(explain(post(503, { "Retry-After": "2" }, { headers: { "Idempotency-Key": " " } })).plan.decision).toBe("fail");
+  });
+
+  it("a GraphQL query sent as POST is a read; --no-retry-writes-after-throttle stops a POST after a 429", () => {
+    expect(explain(post(503, {}, { body: { query: "{ shop { name } }" } })).plan.decision).toBe("retry");
+    expect(explain(post(429, { "Retry-After": "2" }), ["--no-retry-writes-after-throttle"])).toMatchObject({ plan: { decision: "fail" }, writeSafety: { basis: "throttle-retry-off" } });
+  });
+
+  it("rejects a request field of the wrong type in one line", () => {
+    expect(() => explainText([], () => JSON.stringify(post(429, {}, { idempotencyKey: 42 })), 0)).toThrow(/request.idempotencyKey must be text/);
   });
 });
 

@@ -9,7 +9,8 @@ describe("parseHttpDate (RFC 9110 §5.6.7)", () => {
     ["RFC 850", "Sunday, 06-Nov-94 08:49:37 GMT", "1994-11-06T08:49:37.000Z", "rfc850"],
     ["asctime, space-padded day", "Sun Nov  6 08:49:37 1994", "1994-11-06T08:49:37.000Z", "asctime"],
     ["asctime, two-digit day", "Mon Nov 30 12:00:45 2026", "2026-11-30T12:00:45.000Z", "asctime"],
-    ["leap second read as :59", "Wed, 31 Dec 2025 23:59:60 GMT", "2025-12-31T23:59:59.000Z", "imf-fixdate"],
+    // A leap second never shortens the wait: 23:59:60 is read as the next minute's :00, not :59.
+    ["leap second read as the next minute's :00", "Wed, 31 Dec 2025 23:59:60 GMT", "2026-01-01T00:00:00.000Z", "imf-fixdate"],
     ["29 Feb in a leap year", "Thu, 29 Feb 2024 00:00:00 GMT", "2024-02-29T00:00:00.000Z", "imf-fixdate"],
   ])("reads %s", (_label, value, iso, form) => {
     expect(parseHttpDate(value, NOW_MS)).toEqual({ epochMs: Date.parse(iso), form });

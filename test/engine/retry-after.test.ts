@@ -42,9 +42,8 @@ describe("Retry-After per RFC 9110 §10.2.3, table-driven", () => {
     ["a negative number", "-5"],
     ["an exponent that JavaScript reads as Infinity", "1e400"],
     ["an empty value", ""],
-    ["a number too large to be a wait", "99999999999999999999999"],
     ["an ISO time without a zone (ambiguous)", "2026-12-01T00:00:00"],
-    ["a lower-case HTTP-date", "mon, 30 nov 2026 12:00:10 gmt"],
+    ["an HTTP-date with a named zone that could be misread", "Mon, 30 Nov 2026 12:00:10 EST"],
   ])("ignores %s with a recorded reason, never 0 or Infinity", (_label, value) => {
     const verdict = readAt({ "Retry-After": value });
     expect(verdict.minWaitMs).toBeNull();

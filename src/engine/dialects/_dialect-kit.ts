@@ -1,6 +1,8 @@
 /** Small helpers shared by the provider dialects. Pure, like the rest of the engine. */
 import type { SignalContext } from "../context";
-import { isoAfter, readLimitFamily, type ResetKind, type Wait } from "../signals";
+import { isoAfter, longestWait, readLimitFamily, type ResetKind, type Wait } from "../signals";
+
+export { longestWait };
 import type { Budget, Interpretation, LimitType, ScopeParts } from "../types";
 
 /** A throttled answer, the shape every dialect's "not yet" shares; retryable unless said otherwise. */
@@ -32,9 +34,14 @@ export function readBooleanHeader(ctx: SignalContext, name: string): boolean | n
 }
 
 /**
- * The server's own retry verdict wins over the dialect's rules (provider-signals.md §5.4):
- * "false" always stops retries; "true" makes an error retryable, except a quota, permission or
- * validation answer, which stays final (the flag is still reported in retryAllowed).
+ * The server's own retry verdict wins over the dialect's rules (provider-signals.md §5.4), as the
+ * SDKs that define these headers obey it before anything else (stripe-node RequestSender
+ * `_shouldRetry`; openai-node and anthropic-sdk-typescript `shouldRetry`: "If the server
+ * explicitly says whether or not to retry, obey."):
+ * - "false" stops retries;
+ * - "true" on an error makes it retryable, whatever the dialect read (a 400, a 409, a quota):
+ *   after the server's wait if it gave one, else with backoff. Whether a retry may repeat a write
+ *   is a separate question (write-safety.ts), not answered by this flag.
  */
 export function applyServerRetryVerdict(
   ctx: SignalContext,
@@ -51,15 +58,14 @@ export function applyServerRetryVerdict(
       reason: interpretation.retryable ? `${interpretation.reason} The server says not to retry (${headerName}: false).` : interpretation.reason,
     };
   }
-  const final = interpretation.limitType === "quota" || interpretation.limitType === "permission" || interpretation.limitType === "validation";
-  if (ctx.status < 400 || final || interpretation.retryable) return { ...interpretation, retryAllowed: true };
+  if (ctx.status < 400 || interpretation.retryable) return { ...interpretation, retryAllowed: true };
   return {
     ...interpretation,
     retryAllowed: true,
     retryable: true,
     reason: interpretation.throttled
       ? `${interpretation.reason} The server says the request may be retried (${headerName}: true).`
-      : `${ctx.status}: not a rate limit, but the server says the request may be retried (${headerName}: true).`,
+      : `${ctx.status}: the server says the request may be retried (${headerName}: true), though the status alone would be final. ${interpretation.reason}`,
   };
 }
 
@@ -72,15 +78,6 @@ export function withBudgetReason(ctx: SignalContext, interpretation: Interpretat
     ...interpretation,
     reason: `${ctx.status}: not throttled; ${shown} left (${budget.source})${budget.resetAt ? `, resets at ${budget.resetAt}` : ""}.`,
   };
-}
-
-/** The longest of the waits present: a server wait is a floor, so the floor is never shortened. */
-export function longestWait(...waits: (Wait | null | undefined)[]): Wait | null {
-  let best: Wait | null = null;
-  for (const wait of waits) {
-    if (wait && (best === null || wait.waitMs > best.waitMs)) best = wait;
-  }
-  return best;
 }
 
 /** A wait in seconds from a body field (Discord retry_after), or null with a recorded reason. */

@@ -8,7 +8,7 @@ import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 const DOC_WAIT_MS = 30_000;
@@ -23,7 +23,7 @@ function interpret(ctx: SignalContext): Interpretation {
   const type = errorType(ctx.body);
   if (ctx.status === 429 || type === "TOO_MANY_REQUESTS") {
     const base = /^\/v0\/(app[0-9A-Za-z]+)/.exec(ctx.path)?.[1];
-    const wait = signals.retryAfter ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-30s" };
+    const wait = impliedWait(signals) ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-30s" };
     return throttledBy("burst", wait, {
       scope: base ? { base } : {},
       budget: signals.budget,

@@ -7,17 +7,17 @@
 import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
   if (ctx.status === 429) {
-    const wait = signals.retryAfter;
+    const wait = impliedWait(signals);
     return throttledBy("burst", wait, {
       budget: signals.budget,
       reason: wait
-        ? `Asana 429: the token's rate, concurrency or cost limit; retry after ${wait.waitMs / 1000} s (retry-after).`
+        ? `Asana 429: the token's rate, concurrency or cost limit; retry after ${wait.waitMs / 1000} s (${wait.source}).`
         : "Asana 429 with no Retry-After; back off.",
     });
   }

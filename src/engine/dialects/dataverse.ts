@@ -21,8 +21,10 @@ const LIMITS_DOC = "https://learn.microsoft.com/en-us/power-apps/developer/data-
 const LIMIT_CODES: Record<string, { limitType: LimitType; what: string }> = {
   "0x80072322": { limitType: "burst", what: "number of requests (6,000 per 300 s)" },
   "-2147015902": { limitType: "burst", what: "number of requests (6,000 per 300 s)" },
-  "0x80072321": { limitType: "burst", what: "combined execution time (1,200 s per 300 s)" },
-  "-2147015903": { limitType: "burst", what: "combined execution time (1,200 s per 300 s)" },
+  // Execution time is a budget of server seconds, not of requests: a "cost" limit (it comes back as
+  // the 300 s window slides, and a cheaper request spends less of it).
+  "0x80072321": { limitType: "cost", what: "combined execution time (1,200 s per 300 s)" },
+  "-2147015903": { limitType: "cost", what: "combined execution time (1,200 s per 300 s)" },
   "0x80072326": { limitType: "concurrency", what: "concurrent requests (52)" },
   "-2147015898": { limitType: "concurrency", what: "concurrent requests (52)" },
 };

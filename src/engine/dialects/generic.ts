@@ -6,20 +6,20 @@
  */
 import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
-import { readDecimalHeader, readIetfRateLimit, readLimitFamily, readRetryAfter, type ResetKind, type Wait } from "../signals";
+import { readBareReset, readExplicitWaits, readIetfRateLimit, readLimitFamily, type ResetKind, type Wait } from "../signals";
 import type { Budget, Interpretation } from "../types";
 
 export interface StandardSignals {
-  /** Retry-After, else retry-after-ms: the server's explicit wait. */
+  /** The longest explicit wait: Retry-After, retry-after-ms, x-amz-retry-after. */
   retryAfter: Wait | null;
   budget: Budget | null;
   /** When the budget resets, as a wait (from RateLimit t=, X-RateLimit-Reset...). */
   reset: Wait | null;
 }
 
-/** Reads Retry-After and the budget families every dialect may meet. */
+/** Reads the explicit waits and the budget families every dialect may meet. */
 export function readStandardSignals(ctx: SignalContext, resetKind: ResetKind = "auto"): StandardSignals {
-  const retryAfter = readRetryAfter(ctx) ?? readDecimalHeader(ctx, "retry-after-ms", 1);
+  const retryAfter = readExplicitWaits(ctx);
   const ietf = readIetfRateLimit(ctx);
   if (ietf.budget) return { retryAfter, budget: ietf.budget, reset: ietf.reset };
   for (const prefix of ["x-ratelimit", "x-rate-limit"]) {
@@ -31,13 +31,18 @@ export function readStandardSignals(ctx: SignalContext, resetKind: ResetKind = "
     );
     if (family.budget) return { retryAfter, budget: family.budget, reset: family.reset };
   }
-  return { retryAfter, budget: null, reset: null };
+  // A reset with no remaining count: on a throttle it still says when the window reopens.
+  return { retryAfter, budget: null, reset: readBareReset(ctx, resetKind) };
 }
 
-/** The wait a throttled response implies: Retry-After first (the IETF draft says it wins), else the reset of a spent budget. */
+/**
+ * The wait a throttled response implies: Retry-After first (the IETF draft: "Retry-After MUST
+ * take precedence"), else the reset of a spent budget, else a reset sent with no remaining count
+ * at all (a throttled answer that names only its reset means the window is spent until then).
+ */
 export function impliedWait(signals: StandardSignals): Wait | null {
   if (signals.retryAfter) return signals.retryAfter;
-  if (signals.budget && signals.budget.remaining === 0 && signals.reset) return signals.reset;
+  if (signals.reset && (signals.budget === null || signals.budget.remaining === 0)) return signals.reset;
   return null;
 }
 
@@ -74,6 +79,7 @@ export function interpretStatus(ctx: SignalContext, signals: StandardSignals): I
   if (status === 529) {
     return { ...base, throttled: true, retryable: true, limitType: "server", reason: "529: the service is overloaded; back off." };
   }
+  if (status === 413) return interpret413(signals, base);
   if (status === 408 || status === 500 || status === 502 || status === 503 || status === 504) {
     return {
       ...base,
@@ -86,6 +92,7 @@ export function interpretStatus(ctx: SignalContext, signals: StandardSignals): I
     };
   }
   if ((status === 403 || status === 401) && budget && budget.remaining === 0 && signals.reset) {
+    // The reset is the dialect's reading; a longer Retry-After still wins (classify's wait floor).
     return {
       ...base,
       throttled: true,
@@ -107,6 +114,29 @@ export function interpretStatus(ctx: SignalContext, signals: StandardSignals): I
     return { ...base, throttled: false, retryable: false, limitType: "none", reason: `${status}: not throttled.${shown}` };
   }
   return { ...base, throttled: false, retryable: false, limitType: "none", reason: `${status}: not a rate limit; the answer is final.` };
+}
+
+/**
+ * 413 Content Too Large. RFC 9110 §15.5.14: "If the condition is temporary, the server SHOULD
+ * generate a Retry-After header field to indicate that it is temporary and after what time the
+ * client MAY try again." With Retry-After it is back-pressure (a byte-rate or size allowance that
+ * comes back); without it the request is too large as sent and can never succeed.
+ * https://www.rfc-editor.org/rfc/rfc9110#section-15.5.14
+ */
+function interpret413(signals: StandardSignals, base: { minWaitMs: null; waitSource: null; budget: Budget | null }): Interpretation {
+  const wait = signals.retryAfter;
+  if (wait) {
+    return {
+      ...base,
+      throttled: true,
+      retryable: true,
+      limitType: "server",
+      minWaitMs: wait.waitMs,
+      waitSource: wait.source,
+      reason: `413 Content Too Large with ${wait.source}: the server says the condition is temporary (RFC 9110 §15.5.14); retry after the wait.`,
+    };
+  }
+  return { ...base, throttled: false, retryable: false, limitType: "validation", reason: "413 Content Too Large with no Retry-After: the request is too large as sent; retrying will not help." };
 }
 
 export function interpretGeneric(ctx: SignalContext): Interpretation {

@@ -17,6 +17,7 @@ import { describeWait, docWait, longestWait, withBudgetReason } from "./_dialect
 import { interpretStatus } from "./generic";
 
 const REST_DOC = "https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api";
+const TROUBLESHOOTING_DOC = "https://docs.github.com/en/rest/using-the-rest-api/troubleshooting-the-rest-api";
 const GRAPHQL_DOC = "https://docs.github.com/en/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api";
 
 function messages(body: unknown): string[] {
@@ -75,6 +76,21 @@ function interpretGithub(ctx: SignalContext): Interpretation {
     const wait = longestWait(retryAfter, family.reset) ?? docWait(60);
     return throttled("cost", wait, "GraphQL rate limit (RATE_LIMITED, points per hour)");
   }
+  if (ctx.status === 401) {
+    // Rate limits answer 403 or 429 only (TROUBLESHOOTING_DOC, "Rate limit errors"); a 401 is
+    // "Bad credentials", and GitHub sends the per-IP budget on it, spent or not. Retrying, or
+    // deferring until the reset, cannot fix a credential.
+    return {
+      throttled: false,
+      retryable: false,
+      limitType: "permission",
+      minWaitMs: null,
+      waitSource: null,
+      scope,
+      budget,
+      reason: `GitHub 401${texts[0] ? ` (${texts[0].slice(0, 80)})` : ""}: the credentials were refused, an access error, not a rate limit${spent ? " (the unauthenticated budget shown is spent, but a 401 is never a rate limit)" : ""}.`,
+    };
+  }
   if (ctx.status === 403 || ctx.status === 429) {
     if (primaryWording || spent) {
       return throttled(resource === "graphql" ? "cost" : "burst", documentedWait(), "primary rate limit");
@@ -114,7 +130,7 @@ export const github: Dialect = {
   id: "github",
   label: "GitHub REST and GraphQL",
   hosts: ["api.github.com", "uploads.github.com", ".ghe.com"],
-  docs: [REST_DOC, GRAPHQL_DOC],
+  docs: [REST_DOC, GRAPHQL_DOC, TROUBLESHOOTING_DOC],
   interpret: interpretGithub,
   requestScope: ({ path }) => ({ resource: githubResourceOf(path) }),
 };

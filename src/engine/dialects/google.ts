@@ -85,12 +85,33 @@ function readError(body: unknown): GoogleError {
     }
   }
   if (reasons.length > 0) scope.reason = reasons[0]!;
+  quotaIds.push(...quotaNamesInMessages(error));
   return { reasons, status: asString(field(error, "status")), scope, quotaIds, retryDelay };
 }
 
-/** A per-day (or longer) quota named by its identifier: "...PerDay...", quota_unit "1/d/{project}". */
+/**
+ * The quota names Google quotes in its messages: "Quota exceeded for quota metric 'Queries' and
+ * limit 'Queries per day' of service ..." (Cloud quotas) and "... for quota group 'ReadGroup' and
+ * limit 'Read requests per user per 100 seconds' ..." (the legacy form). These are names, the only
+ * place some errors say which window was spent (https://cloud.google.com/docs/quotas/troubleshoot).
+ * The quoted name is bounded, so the scan stays linear on any message.
+ */
+function quotaNamesInMessages(error: unknown): string[] {
+  const messages = [asString(field(error, "message")), ...asArray(field(error, "errors")).map((e) => asString(field(e, "message")))];
+  const names: string[] = [];
+  for (const message of messages) {
+    if (message === undefined) continue;
+    for (const m of message.slice(0, 4096).matchAll(/(?:quota group|quota metric|limit) '([^']{1,200})'/g)) names.push(m[1]!);
+  }
+  return names;
+}
+
+/**
+ * A per-day (or longer) quota named by its identifier or display name: "...PerDay...",
+ * "Queries per day", quota_unit "1/d/{project}", "per month".
+ */
 function isDailyQuota(ids: readonly string[]): boolean {
-  return ids.some((id) => /per_?day|perday|daily|per_?month|\/d\//i.test(id));
+  return ids.some((id) => /per[ _-]?day|daily|per[ _-]?month|monthly|\/d\//i.test(id));
 }
 
 function readRetryInfo(ctx: SignalContext, value: string | undefined): Wait | null {

@@ -38,7 +38,7 @@ function readBudgets(ctx: SignalContext): { burst: Budget | null; daily: Budget 
 function interpretHubspot(ctx: SignalContext): Interpretation {
   const retryAfter = readRetryAfter(ctx);
   const budgets = readBudgets(ctx);
-  const policy = asString(field(ctx.body, "policyName"));
+  const policy = asString(field(ctx.body, "policyName"))?.trim().toUpperCase();
   const errorType = asString(field(ctx.body, "errorType"));
   const message = asString(field(ctx.body, "message")) ?? "";
   const dailySpent = budgets.daily?.remaining === 0;
@@ -53,7 +53,8 @@ function interpretHubspot(ctx: SignalContext): Interpretation {
     });
   };
 
-  if (policy === "DAILY" || (ctx.status === 429 && !policy && dailySpent)) {
+  // Any policy named for a day (DAILY, and variants that carry it in their name) is the daily limit.
+  if ((policy !== undefined && policy.includes("DAILY")) || (ctx.status === 429 && !policy && dailySpent)) {
     return throttledBy("quota", null, {
       retryable: false,
       scope: { policy: "DAILY" },

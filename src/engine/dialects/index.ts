@@ -1,5 +1,6 @@
 /** The dialect registry: one file per provider; the host picks one unless the caller names it. */
 import type { Dialect } from "../dialect";
+import { normaliseHost } from "../context";
 import { hostMatches } from "../dialect";
 import { generic } from "./generic";
 import { github } from "./github";
@@ -61,9 +62,9 @@ export function dialectById(id: string): Dialect | undefined {
   return byId.get(id.trim().toLowerCase());
 }
 
-/** The dialect for a host, or the generic one. */
+/** The dialect for a host (any letter case, with or without a trailing dot), or the generic one. */
 export function dialectForHost(host: string): Dialect {
-  const name = host.toLowerCase();
+  const name = normaliseHost(host);
   return dialects.find((d) => d.hosts.some((pattern) => hostMatches(name, pattern))) ?? generic;
 }
 

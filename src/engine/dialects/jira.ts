@@ -9,7 +9,7 @@
  */
 import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
-import { isoAfter, readCount, readIetfRateLimit, readReset, readRetryAfter, type Wait } from "../signals";
+import { isoAfter, readCount, readIetfRateLimit, readRateLimitField, readReset, readRetryAfter, type Wait } from "../signals";
 import type { Budget, Interpretation, LimitType } from "../types";
 import { interpretStatus } from "./generic";
 
@@ -24,36 +24,11 @@ function readReason(ctx: SignalContext): string | undefined {
 
 /**
  * Beta-RateLimit: "tenant-app-quota";r=17842;t=2107 with Beta-RateLimit-Policy: "tenant-app-quota";q=100100;w=3600,
- * the IETF draft shape under a beta name (UNCONFIRMED, seen in the wild). t is delta seconds.
+ * the IETF draft shape under a beta name (UNCONFIRMED, seen in the wild). t is delta seconds. Read
+ * with the same Structured Field parser as RateLimit, so a hostile value cannot make it backtrack.
  */
 function readBetaRateLimit(ctx: SignalContext): { budget: Budget; reset: Wait | null } | null {
-  const raw = ctx.header("beta-ratelimit");
-  if (raw === undefined) return null;
-  let best: { name: string; r: number; t: number | null } | null = null;
-  for (const member of raw.split(",")) {
-    const m = /^\s*"([^"]*)"((?:\s*;\s*[a-z]+=\d+)*)\s*$/.exec(member);
-    if (!m) continue;
-    const params = new Map([...m[2]!.matchAll(/([a-z]+)=(\d+)/g)].map((p) => [p[1]!, Number(p[2])]));
-    const r = params.get("r");
-    if (r === undefined) continue;
-    if (!best || r < best.r) best = { name: m[1]!, r, t: params.get("t") ?? null };
-  }
-  if (!best) {
-    ctx.ignore("beta-ratelimit", raw, "not a RateLimit-shaped list with r=");
-    return null;
-  }
-  let limit: number | null = null;
-  const policy = ctx.header("beta-ratelimit-policy");
-  if (policy !== undefined) {
-    const escaped = best.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    const q = new RegExp(`"${escaped}"[^,]*;\\s*q=(\\d+)`).exec(policy);
-    if (q) limit = Number(q[1]);
-  }
-  const reset = best.t === null ? null : { waitMs: best.t * 1000, source: "beta-ratelimit" };
-  return {
-    budget: { remaining: best.r, limit, resetAt: reset ? isoAfter(ctx, reset.waitMs) : null, source: "beta-ratelimit" },
-    reset,
-  };
+  return readRateLimitField(ctx, "beta-ratelimit", "beta-ratelimit-policy");
 }
 
 function tenantOf(ctx: SignalContext): string | undefined {
@@ -110,8 +85,10 @@ function interpret(ctx: SignalContext): Interpretation {
     const issue = issueOf(ctx.path);
     if (issue) scope.issue = issue;
   } else if (reason !== undefined && /quota/i.test(reason)) {
-    // The points-based quota is per hour: a per-hour limit is retryable (section 0), after its reset.
-    limitType = "quota";
+    // The points-based quota is an hourly budget of points: a "cost" limit, retryable after its
+    // reset (provider-signals.md section 0: per-hour limits are retried). "quota" would say a daily or
+    // monthly allowance that is not retried in this run, which this is not.
+    limitType = "cost";
     what = "the hourly points quota";
   } else if (reason === "jira-burst-based" || status === 429) {
     // Burst limit: one tenant, one endpoint, one HTTP method.
@@ -125,7 +102,7 @@ function interpret(ctx: SignalContext): Interpretation {
   }
 
   const wait: Wait | null =
-    retryAfter ?? reset ?? (limitType === "quota" && beta?.reset ? beta.reset : null) ?? (ietf.budget?.remaining === 0 ? ietf.reset : null);
+    retryAfter ?? reset ?? (limitType === "cost" && beta?.reset ? beta.reset : null) ?? (ietf.budget?.remaining === 0 ? ietf.reset : null);
   return {
     throttled: true,
     retryable: true,

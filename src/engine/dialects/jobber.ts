@@ -13,7 +13,7 @@ import { asArray, asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { isoAfter } from "../signals";
 import type { Budget, Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 interface Cost {
@@ -85,7 +85,7 @@ function interpret(ctx: SignalContext): Interpretation {
   }
   if (ctx.status === 429) {
     // The request limiter: 2,500 requests per 300 s per app and account; no wait is documented.
-    const wait = signals.retryAfter;
+    const wait = impliedWait(signals);
     return throttledBy("burst", wait, {
       scope: { limiter: "requests" },
       budget,

@@ -9,7 +9,7 @@ import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 
 function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
@@ -17,7 +17,7 @@ function interpret(ctx: SignalContext): Interpretation {
   const detail = asString(field(ctx.body, "detail")) ?? ctx.bodyText;
   const concurrent = /simultaneous connections/i.test(detail);
   const datacenter = /^([a-z]+\d+)\.api\.mailchimp\.com$/.exec(ctx.host)?.[1];
-  const wait = signals.retryAfter;
+  const wait = impliedWait(signals);
   return {
     throttled: true,
     retryable: true,

@@ -8,12 +8,12 @@ import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 
 function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
   const code = asString(field(ctx.body, "code"));
-  const wait = signals.retryAfter;
+  const wait = impliedWait(signals);
   const base = { minWaitMs: wait?.waitMs ?? null, waitSource: wait?.source ?? null, budget: signals.budget };
   if (code === "rate_limited" || ctx.status === 429) {
     // additional_data.rate_limit_reason is newer and its values are UNCONFIRMED: kept as scope only.
@@ -25,7 +25,7 @@ function interpret(ctx: SignalContext): Interpretation {
       limitType: "burst",
       scope: limitReason ? { rate_limit_reason: limitReason } : {},
       reason: wait
-        ? `Notion ${ctx.status} rate_limited: over the connection's request rate; retry after ${wait.waitMs / 1000} s (retry-after).`
+        ? `Notion ${ctx.status} rate_limited: over the connection's request rate; retry after ${wait.waitMs / 1000} s (${wait.source}).`
         : `Notion ${ctx.status} rate_limited with no Retry-After; back off.`,
     };
   }

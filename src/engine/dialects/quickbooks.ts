@@ -9,7 +9,7 @@ import type { SignalContext } from "../context";
 import { asArray, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 const DOC_WAIT_MS = 60_000;
@@ -21,6 +21,24 @@ function faultCodes(body: unknown): string[] {
   return errors.map((e) => asString(field(e, "code")) ?? String(field(e, "code") ?? "")).filter((c) => c !== "");
 }
 
+/** An IPP fault is well under a kilobyte; only the head of a body is searched for one. */
+const MAX_FAULT_SCAN = 65_536;
+
+/**
+ * The XML fault form, <Error code="3001">, found without a regex that scans the rest of the body
+ * from every "<Error": each candidate tag is cut at its first ">" within 512 characters, so the
+ * work is linear in the (bounded) text, whatever the body holds.
+ */
+function xmlFaultHasThrottleCode(text: string): boolean {
+  const head = text.length > MAX_FAULT_SCAN ? text.slice(0, MAX_FAULT_SCAN) : text;
+  for (let start = head.indexOf("<Error"); start >= 0; start = head.indexOf("<Error", start + 6)) {
+    const window = head.slice(start, start + 512);
+    const close = window.indexOf(">");
+    if ((close < 0 ? window : window.slice(0, close)).includes('code="3001"')) return true;
+  }
+  return false;
+}
+
 function realmOf(path: string): Record<string, string> {
   const m = /\/v3\/company\/(\d+)/.exec(path);
   return m ? { realm: m[1]! } : {};
@@ -30,10 +48,10 @@ function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
   const codes = faultCodes(ctx.body);
   // The XML fault form carries the same code: <Error code="3001">.
-  const throttleCode = codes.includes("3001") || /<Error[^>]*\bcode="3001"/.test(ctx.bodyText);
+  const throttleCode = codes.includes("3001") || (typeof ctx.body === "string" && xmlFaultHasThrottleCode(ctx.bodyText));
   if (ctx.status === 429 || throttleCode) {
     // "wait 60 seconds before retrying": the documented fixed wait, unless the server sends its own.
-    const wait = signals.retryAfter ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-60s" };
+    const wait = impliedWait(signals) ?? { waitMs: DOC_WAIT_MS, source: "doc:fixed-60s" };
     return throttledBy("burst", wait, {
       scope: { ...realmOf(ctx.path), ...(throttleCode ? { code: "3001" } : {}) },
       budget: signals.budget,

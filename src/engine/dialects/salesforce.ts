@@ -8,6 +8,9 @@
  * (ConcurrentRequests) answer 403 [{errorCode:"REQUEST_LIMIT_EXCEEDED"}]; the message prefix tells
  * them apart. Every other 403 errorCode (INSUFFICIENT_ACCESS..., API_DISABLED_FOR_ORG) is an
  * access error. No wait is ever supplied. Sforce-Limit-Info "api-usage=used/limit" is the budget.
+ * UNABLE_TO_LOCK_ROW ("unable to obtain exclusive access to this record") is record-lock
+ * contention: another transaction holds the row, and "other clients have to wait until the
+ * transaction completes" (LOCKING_DOC); retried with backoff, like Stripe's lock_timeout.
  */
 import type { SignalContext } from "../context";
 import { asString, field } from "../context";
@@ -20,6 +23,7 @@ import { interpretStatus } from "./generic";
 const LIMITS_DOC =
   "https://developer.salesforce.com/docs/atlas.en-us.salesforce_app_limits_cheatsheet.meta/salesforce_app_limits_cheatsheet/salesforce_app_limits_platform_api.htm";
 const USAGE_DOC = "https://developer.salesforce.com/docs/atlas.en-us.api_rest.meta/api_rest/headers_api_usage.htm";
+const LOCKING_DOC = "https://developer.salesforce.com/docs/platform/apex-dev/references/apex-dev/langcon-apex-locking-records.html";
 
 /** Sforce-Limit-Info: api-usage=18/5000 (optionally also per-app-api-usage=17/250(appName=x)) (USAGE_DOC). */
 function limitInfoBudget(ctx: SignalContext): Budget | null {
@@ -72,6 +76,17 @@ function interpretSalesforce(ctx: SignalContext): Interpretation {
       reason: `Salesforce org API allocation spent (REQUEST_LIMIT_EXCEEDED${message ? `, ${message.trim()}` : ""}); a rolling 24-hour limit with no reset time given, so not retried in this run.`,
     };
   }
+  if (codes.includes("UNABLE_TO_LOCK_ROW")) {
+    return {
+      ...base,
+      minWaitMs: retryAfter?.waitMs ?? null,
+      waitSource: retryAfter?.source ?? null,
+      throttled: false,
+      retryable: true,
+      limitType: "contention",
+      reason: `Salesforce ${ctx.status} UNABLE_TO_LOCK_ROW: another transaction holds the record's lock; retry with backoff once it completes.`,
+    };
+  }
   if (ctx.status === 403) {
     return {
       ...base,
@@ -88,6 +103,6 @@ export const salesforce: Dialect = {
   id: "salesforce",
   label: "Salesforce REST",
   hosts: [".salesforce.com", ".force.com"],
-  docs: [USAGE_DOC, LIMITS_DOC],
+  docs: [USAGE_DOC, LIMITS_DOC, LOCKING_DOC],
   interpret: interpretSalesforce,
 };

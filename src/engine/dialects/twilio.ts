@@ -7,7 +7,7 @@ import type { SignalContext } from "../context";
 import { asNumber, field } from "../context";
 import type { Dialect } from "../dialect";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 /** The account SID in /2010-04-01/Accounts/{AccountSid}/...: the limit is per account. */
@@ -23,7 +23,7 @@ function interpret(ctx: SignalContext): Interpretation {
   if (code === 20429 || ctx.status === 429) {
     const documented = code === 20429;
     // No wait is documented; a Retry-After, if one ever comes, is still the server's word.
-    const wait = signals.retryAfter;
+    const wait = impliedWait(signals);
     return throttledBy("concurrency", wait, {
       writeNotProcessed: documented,
       scope: { ...accountOf(ctx.path), ...(documented ? { code: "20429" } : {}) },

@@ -13,7 +13,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { isoAfter, waitUntil, type Wait } from "../signals";
 import type { Interpretation } from "../types";
-import { interpretStatus, readStandardSignals } from "./generic";
+import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
 import { throttledBy } from "./_dialect-kit";
 
 const DAY_MS = 86_400_000;
@@ -32,7 +32,7 @@ function interpret(ctx: SignalContext): Interpretation {
   // The per-user daily limits: the body is the only signal ("resume ... at GMT 00:00:00").
   const perUserDaily = !typeKey && /GMT 00:00:00/.test(message);
   if (typeKey === "daily-limit" || perUserDaily) {
-    let wait: Wait | null = signals.retryAfter;
+    let wait: Wait | null = impliedWait(signals);
     if (!wait && perUserDaily) {
       const nextMidnight = (Math.floor(ctx.serverNowMs / DAY_MS) + 1) * DAY_MS;
       wait = { waitMs: waitUntil(ctx, nextMidnight), source: "body:gmt-00:00:00" };
@@ -47,7 +47,7 @@ function interpret(ctx: SignalContext): Interpretation {
     });
   }
   // QPS (or an unnamed type): a per-second limit; retry after Retry-After or back off.
-  const wait = signals.retryAfter;
+  const wait = impliedWait(signals);
   return throttledBy("burst", wait, {
     scope,
     budget: signals.budget,

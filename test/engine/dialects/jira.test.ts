@@ -27,7 +27,7 @@ describe("jira dialect edge cases", () => {
       { nowMs },
     );
     expect(v).toMatchObject({
-      limitType: "quota",
+      limitType: "cost",
       retryable: true,
       minWaitMs: 600_000,
       waitSource: "beta-ratelimit",

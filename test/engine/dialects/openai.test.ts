@@ -22,9 +22,14 @@ describe("openai dialect", () => {
     expect(v.ignored.map((i) => i.signal)).toContain("retry-after-ms");
   });
 
-  it("x-should-retry: true does not make insufficient_quota retryable, but is reported", () => {
+  it("x-should-retry: true is obeyed even on insufficient_quota (openai-node src/client.ts shouldRetry: 'If the server explicitly says whether or not to retry, obey.')", () => {
     const v = run(429, { "x-should-retry": "true" }, { error: { type: "insufficient_quota", code: "insufficient_quota" } });
-    expect(v).toMatchObject({ limitType: "quota", retryable: false, retryAllowed: true });
+    expect(v).toMatchObject({ limitType: "quota", retryable: true, retryAllowed: true });
+    expect(run(429, {}, { error: { type: "insufficient_quota", code: "insufficient_quota" } })).toMatchObject({ retryable: false, retryAllowed: null });
+  });
+
+  it("x-should-retry: false stops even a plain rate limit", () => {
+    expect(run(429, { "x-should-retry": "false", "retry-after": "1" })).toMatchObject({ retryable: false, retryAllowed: false });
   });
 
   it("x-should-retry: true makes a 409 retryable", () => {

@@ -1,0 +1,40 @@
+/**
+ * Time arithmetic that cannot throw. A JavaScript Date holds ±8.64e15 ms around 1970
+ * (ECMA-262 §21.4.1.1, "Time Values and Time Range"); `new Date(x).toISOString()` throws a
+ * RangeError outside it. Every instant the engine turns into text goes through isoAt, and every
+ * wait it adds to a clock goes through clampEpochMs, so a server's absurd number can make an
+ * absurd (but valid) date, never an exception.
+ * https://tc39.es/ecma262/#sec-time-values-and-time-range
+ */
+
+/** The largest magnitude a Date can hold, in epoch milliseconds. */
+export const MAX_EPOCH_MS = 8.64e15;
+
+/** The default cap on a server-given wait: 31 days. A longer one is deferred, never slept. */
+export const DEFAULT_MAX_SERVER_WAIT_MS = 31 * 24 * 3_600_000;
+
+/** An epoch-ms value moved into the range a Date can hold (NaN becomes 0, the epoch). */
+export function clampEpochMs(epochMs: number): number {
+  if (Number.isNaN(epochMs)) return 0;
+  return Math.min(MAX_EPOCH_MS, Math.max(-MAX_EPOCH_MS, epochMs));
+}
+
+/** ISO 8601 text for an instant, clamped to the Date range: always valid, never throws. */
+export function isoAt(epochMs: number): string {
+  return new Date(clampEpochMs(epochMs)).toISOString();
+}
+
+/** A wait in ms rounded up to a whole millisecond; above Number.MAX_SAFE_INTEGER it saturates there. */
+export function saturatingWholeMs(ms: number): number | null {
+  if (Number.isNaN(ms) || ms < 0) return null;
+  const rounded = Math.ceil(ms);
+  return Number.isSafeInteger(rounded) ? rounded : Number.MAX_SAFE_INTEGER;
+}
+
+/** "31 days", "2 h", "90 s": a wait for reasons, in the largest unit that keeps it readable. */
+export function describeDuration(ms: number): string {
+  if (ms >= 2 * 86_400_000) return `${Math.round(ms / 86_400_000).toLocaleString("en-US")} days`;
+  if (ms >= 2 * 3_600_000) return `${Math.round(ms / 3_600_000)} h`;
+  if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,48 @@
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { fuzzTargets, isClean, runTarget } from "../../src/lab/fuzz";
+
+const run = promisify(execFile);
+const root = join(__dirname, "..", "..");
+const tsx = join(root, "node_modules", ".bin", "tsx");
+
+/** A small seeded run of every target inside `npm test`; `npm run fuzz` runs a million. */
+describe("fuzz targets (seeded, a few thousand inputs each)", () => {
+  it.each(fuzzTargets.map(({ target }, index) => [target.name, target, index] as const))("%s: no throw, no broken property, no wait below a server wait", (_name, target, index) => {
+    const result = runTarget(target, 20_261_130 + index, 3000, () => performance.now());
+    expect(result.inputs).toBe(3000);
+    expect(result.examples).toEqual([]);
+    expect(result).toMatchObject({ throws: 0, violations: 0 });
+    expect(isClean(result)).toBe(true);
+  });
+
+  it("the same seed gives the same run", () => {
+    const { target } = fuzzTargets.find((t) => t.target.name === "graphql operation")!;
+    expect(target.run(5, 500)).toEqual(target.run(5, 500));
+  });
+
+  it("isClean fails a run with a throw, a violation or a wait below a server wait", () => {
+    const clean = { inputs: 1, throws: 0, violations: 0, examples: [] };
+    expect(isClean(clean)).toBe(true);
+    expect(isClean({ ...clean, throws: 1 })).toBe(false);
+    expect(isClean({ ...clean, violations: 1 })).toBe(false);
+    expect(isClean({ ...clean, waitsBelowServerWait: 1 })).toBe(false);
+  });
+});
+
+describe("npm run fuzz (the real command)", () => {
+  it("prints the table with every target and a total, and exits 0 when clean", async () => {
+    const { stdout } = await run(tsx, ["src/lab/fuzz/main.ts", "--count", "2000", "--seed", "9"], { cwd: root });
+    expect(stdout).toMatch(/target\s+inputs\s+throws\s+waits below a valid server wait\s+violations\s+time/);
+    for (const { target } of fuzzTargets) expect(stdout).toContain(target.name);
+    expect(stdout).toMatch(/total\s+2,000\s+0\s+0\s+0\s+[\d.]+ s/);
+  });
+
+  it("rejects a bad --count in one line with exit code 2", async () => {
+    const failure = await run(tsx, ["src/lab/fuzz/main.ts", "--count", "lots"], { cwd: root }).catch((e: unknown) => e as { code: number; stderr: string });
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
