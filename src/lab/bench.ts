@@ -2,7 +2,7 @@
  * Runs one scenario file: `npm run -s bench -- --scenario FILE [--json]`.
  * Without --json: a progress line on stderr and a table on stdout. With --json: a JSON array on
  * stdout, one object per strategy (strategy, ok, failed, deferred, calls, throttled, makespanMs,
- * idealMs, duplicates, herdPeak). Bad input (missing file, bad JSON, unknown limiter or option):
+ * idealMs, duplicates, herdPeak). Bad input (missing file, bad JSON, unknown limiter, key or option):
  * one line on stderr and exit code 2.
  */
 import { parseArgs } from "node:util";

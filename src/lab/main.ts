@@ -24,9 +24,22 @@ function resolveStrategy(name: string): Strategy {
   return strategy;
 }
 
-async function main(): Promise<void> {
+const USAGE = "usage: npm start [-- --markdown]  (runs the built-in suite, prints a table per scenario, writes report/index.html; --markdown prints the tables as Markdown)";
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
   // --markdown: the tables as Markdown (for BENCHMARKS.md) instead of padded text.
-  const { values } = parseArgs({ options: { markdown: { type: "boolean" } }, strict: true });
+  let values: { markdown?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { markdown: { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message.split("\n")[0] : String(error)}; ${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const table = values.markdown ? markdownTable : textTable;
   const started = performance.now();
   const progress = createProgress();
@@ -51,7 +64,8 @@ async function main(): Promise<void> {
   process.stdout.write(`\nReport: ${path.relative(process.cwd(), file)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
-main().catch((error: unknown) => {
+main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`lab: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // 2 for a bad command line (as bench), 1 for a failed run.
+  process.exitCode = error instanceof UsageError ? 2 : 1;
 });
