@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } else {
-    process.stdout.write(`${scenario.name}\n${textTable(results, scenario.workload.jobs)}\n`);
+    process.stdout.write(`${scenario.name}\n${textTable(results, scenario)}\n`);
     const verdict = verdictOnOurs({ scenario, runs });
     if (verdict) process.stdout.write(`${verdict}\n`);
   }

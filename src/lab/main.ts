@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createProgress } from "./progress";
-import { markdownTable, renderHtml, textTable, verdictOnOurs, type ScenarioReport } from "./report";
+import { markdownTable, renderHtml, summaryText, textTable, verdictOnOurs, type ScenarioReport } from "./report";
 import { runScenario } from "./run";
 import { loadScenario } from "./scenario";
 import { strategyByName, STRATEGY_NAMES } from "./strategies";
@@ -53,11 +53,12 @@ async function main(argv: string[]): Promise<void> {
     const report: ScenarioReport = { scenario, runs };
     reports.push(report);
     const heading = values.markdown ? `\n### ${scenario.name} (${scenario.clock} clock)\n\n` : `\n${scenario.name} (${scenario.clock} clock)\n`;
-    process.stdout.write(`${heading}${table(runs.map((r) => r.result), scenario.workload.jobs)}\n`);
+    process.stdout.write(`${heading}${table(runs.map((r) => r.result), scenario)}\n`);
     const verdict = verdictOnOurs(report);
     if (verdict) process.stdout.write(`${values.markdown ? "\n" : ""}${verdict}\n`);
     for (const run of runs) if (run.error) process.stdout.write(`note: ${run.result.strategy}: ${run.error}\n`);
   }
+  process.stdout.write(`\n${summaryText(reports)}\n`);
   mkdirSync(REPORT_DIR, { recursive: true });
   const file = path.join(REPORT_DIR, "index.html");
   writeFileSync(file, renderHtml(reports, { command: "npm start", generatedAt: new Date().toISOString() }));
