@@ -8,7 +8,15 @@ module.exports = {
   target: "node",
   entry: "./src/index.ts",
   devtool: false,
-  resolve: { extensions: [".ts", ".js"] },
+  resolve: {
+    extensions: [".ts", ".js"],
+    // One axios in the bundle. spectral's CommonJS code require()s axios and gets its CommonJS
+    // build (dist/node/axios.cjs, the "require" condition of axios's exports), while our ESM
+    // import would get the "default" condition (lib/, the ES module sources): two copies of the
+    // same client in dist/index.js. Pointing every "axios" at the file Node's require picks
+    // keeps one, the one spectral was tested with. `axios$` matches the bare name only.
+    alias: { axios$: require.resolve("axios") },
+  },
   module: {
     rules: [
       {

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +11,11 @@ import { startServer, type TestServer } from "./helpers/server";
 const run = promisify(execFile);
 const root = join(__dirname, "..");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
+// The build goes to a scratch project, never to the checkout's dist/: running the tests must not
+// replace a bundle someone built to publish. prism looks for the nearest package.json and its
+// dist/ folder, so the scratch project has both.
+const project = mkdtempSync(join(tmpdir(), "component-build-"));
+const dist = join(project, "dist");
 
 /**
  * The published artefact itself: webpack builds dist/index.js and dist/icon.png, Prismatic's own
@@ -19,28 +24,38 @@ const bin = (name: string) => join(root, "node_modules", ".bin", name);
 describe("the built component (npm run build)", () => {
   let server: TestServer;
   beforeAll(async () => {
-    await run(bin("webpack"), [], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "component-build-check", private: true }));
+    await run(bin("webpack"), ["--output-path", dist], { cwd: root, maxBuffer: 32 * 1024 * 1024 });
     server = await startServer([{ status: 429, headers: { "retry-after": "1" }, body: {} }, { status: 200, body: { ok: true } }]);
   }, 180_000);
   afterAll(async () => {
     await server?.close();
+    rmSync(project, { recursive: true, force: true });
   });
 
   it("writes dist/index.js and the icon as a PNG", () => {
-    expect(statSync(join(root, "dist", "index.js")).size).toBeGreaterThan(100_000);
-    expect(existsSync(join(root, "dist", "icon.png"))).toBe(true);
+    expect(statSync(join(dist, "index.js")).size).toBeGreaterThan(100_000);
+    expect(readFileSync(join(dist, "icon.png")).subarray(1, 4).toString("latin1")).toBe("PNG");
+  });
+
+  it("holds one copy of axios: spectral's require and our import resolve to the same file", () => {
+    // webpack names each bundled module by its path in a comment; two axios builds would show
+    // both node_modules/axios/lib/axios.js (ESM) and node_modules/axios/dist/node/axios.cjs.
+    const bundle = readFileSync(join(dist, "index.js"), "utf8");
+    const axiosFiles = new Set(bundle.match(/node_modules\/axios\/[\w./-]+/g) ?? []);
+    expect([...axiosFiles]).toEqual(["node_modules/axios/dist/node/axios.cjs"]);
   });
 
   it("is accepted by prism components:signature, offline", async () => {
     const { stdout } = await run(bin("prism"), ["components:signature", "--skip-signature-verify"], {
-      cwd: root,
+      cwd: project,
       env: { ...process.env, HOME: mkdtempSync(join(tmpdir(), "prism-home-")) },
     });
     expect(stdout).toMatch(/^[0-9a-f]{40}$/m);
   }, 120_000);
 
   it("answers through spectral's harness from the bundle: one inline wait, then Success", async () => {
-    const bundle = createRequire(__filename)(join(root, "dist", "index.js")) as { default: Parameters<typeof testing.createHarness>[0] };
+    const bundle = createRequire(__filename)(join(dist, "index.js")) as { default: Parameters<typeof testing.createHarness>[0] };
     const harness = testing.createHarness(bundle.default);
     const result = await harness.action("sendRequest", { url: `${server.url}/items`, method: "GET" });
     expect(result && "branch" in result ? result.branch : undefined).toBe("Success");

@@ -2,7 +2,7 @@
  * Runs one scenario file: `npm run -s bench -- --scenario FILE [--json]`.
  * Without --json: a progress line on stderr and a table on stdout. With --json: a JSON array on
  * stdout, one object per strategy (strategy, ok, failed, deferred, calls, throttled, makespanMs,
- * idealMs, duplicates, herdPeak). Bad input (missing file, bad JSON, unknown limiter or option):
+ * idealMs, duplicates, herdPeak). Bad input (missing file, bad JSON, unknown limiter, key or option):
  * one line on stderr and exit code 2.
  */
 import { parseArgs } from "node:util";
@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
   if (values.json) {
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
   } else {
-    process.stdout.write(`${scenario.name}\n${textTable(results, scenario.workload.jobs)}\n`);
+    process.stdout.write(`${scenario.name}\n${textTable(results, scenario)}\n`);
     const verdict = verdictOnOurs({ scenario, runs });
     if (verdict) process.stdout.write(`${verdict}\n`);
   }

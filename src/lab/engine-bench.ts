@@ -35,7 +35,11 @@ function measure<T>(inputs: readonly T[], rounds: number, call: (input: T) => un
 function main(): void {
   let rounds = 400;
   try {
-    const { values } = parseArgs({ options: { rounds: { type: "string" } } });
+    const { values } = parseArgs({ options: { rounds: { type: "string" }, help: { type: "boolean", short: "h" } } });
+    if (values.help) {
+      process.stdout.write("usage: npm run -s bench:engine [-- --rounds N]  (median time of classify per documented response and of plan per decision; N >= 10, default 400)\n");
+      return;
+    }
     if (values.rounds !== undefined) {
       rounds = Number(values.rounds);
       if (!Number.isInteger(rounds) || rounds < 10) throw new Error(`--rounds must be an integer of at least 10, got "${values.rounds}"`);

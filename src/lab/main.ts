@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { createProgress } from "./progress";
-import { markdownTable, renderHtml, textTable, verdictOnOurs, type ScenarioReport } from "./report";
+import { markdownTable, renderHtml, summaryText, textTable, verdictOnOurs, type ScenarioReport } from "./report";
 import { runScenario } from "./run";
 import { loadScenario } from "./scenario";
 import { strategyByName, STRATEGY_NAMES } from "./strategies";
@@ -24,9 +24,22 @@ function resolveStrategy(name: string): Strategy {
   return strategy;
 }
 
-async function main(): Promise<void> {
+const USAGE = "usage: npm start [-- --markdown]  (runs the built-in suite, prints a table per scenario, writes report/index.html; --markdown prints the tables as Markdown)";
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<void> {
   // --markdown: the tables as Markdown (for BENCHMARKS.md) instead of padded text.
-  const { values } = parseArgs({ options: { markdown: { type: "boolean" } }, strict: true });
+  let values: { markdown?: boolean; help?: boolean };
+  try {
+    ({ values } = parseArgs({ args: argv, options: { markdown: { type: "boolean" }, help: { type: "boolean", short: "h" } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message.split("\n")[0] : String(error)}; ${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
   const table = values.markdown ? markdownTable : textTable;
   const started = performance.now();
   const progress = createProgress();
@@ -40,18 +53,20 @@ async function main(): Promise<void> {
     const report: ScenarioReport = { scenario, runs };
     reports.push(report);
     const heading = values.markdown ? `\n### ${scenario.name} (${scenario.clock} clock)\n\n` : `\n${scenario.name} (${scenario.clock} clock)\n`;
-    process.stdout.write(`${heading}${table(runs.map((r) => r.result), scenario.workload.jobs)}\n`);
+    process.stdout.write(`${heading}${table(runs.map((r) => r.result), scenario)}\n`);
     const verdict = verdictOnOurs(report);
     if (verdict) process.stdout.write(`${values.markdown ? "\n" : ""}${verdict}\n`);
     for (const run of runs) if (run.error) process.stdout.write(`note: ${run.result.strategy}: ${run.error}\n`);
   }
+  process.stdout.write(`\n${summaryText(reports)}\n`);
   mkdirSync(REPORT_DIR, { recursive: true });
   const file = path.join(REPORT_DIR, "index.html");
   writeFileSync(file, renderHtml(reports, { command: "npm start", generatedAt: new Date().toISOString() }));
   process.stdout.write(`\nReport: ${path.relative(process.cwd(), file)} (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);
 }
 
-main().catch((error: unknown) => {
+main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`lab: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // 2 for a bad command line (as bench), 1 for a failed run.
+  process.exitCode = error instanceof UsageError ? 2 : 1;
 });

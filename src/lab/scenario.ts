@@ -14,6 +14,46 @@ function isObject(value: unknown): value is Json {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/**
+ * The keys each level of a scenario may hold, by its path in the file. A key not listed is an
+ * error (a misspelt `workerz` would otherwise run silently with the default). To add a key: list
+ * it here and read it in parseScenario; a new nested object gets its own row and a
+ * rejectUnknownKeys call.
+ */
+export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  scenario: ["name", "description", "server", "workload", "strategies", "clock", "seed", "maxRunMs"],
+  server: ["limiter", "limit", "windowMs", "dialect", "retryAfter", "budgetHeaders", "latencyMs", "costPerRequest", "honoursIdempotencyKey", "faults"],
+  "server.faults": ["error503Share", "dropShare", "slowShare", "slowMs"],
+  workload: ["jobs", "workers", "method", "coordination", "executionLimitMs", "requestTimeoutMs"],
+};
+
+/** Edit distance (insertions, deletions, substitutions), case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const left = a.toLowerCase();
+  const right = b.toLowerCase();
+  let previous = Array.from({ length: right.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (left[i - 1] === right[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[right.length]!;
+}
+
+/** Throws a one-line ScenarioError naming the first key of `obj` that `path` does not know. */
+function rejectUnknownKeys(obj: Json, path: string): void {
+  const known = KNOWN_KEYS[path] ?? [];
+  const unknown = Object.keys(obj).find((key) => !known.includes(key));
+  if (unknown === undefined) return;
+  const where = path === "scenario" ? "" : `${path}.`;
+  const nearest = [...known].sort((a, b) => editDistance(unknown, a) - editDistance(unknown, b))[0];
+  // A suggestion only when it is plausibly a typo: at most a third of the key's letters differ.
+  const hint = nearest !== undefined && editDistance(unknown, nearest) <= Math.max(1, Math.floor(unknown.length / 3)) ? `did you mean ${where}${nearest}?` : `known keys ${path === "scenario" ? "at the top level" : `in ${path}`}: ${known.join(", ")}`;
+  throw new ScenarioError(`unknown key ${where}${unknown}: ${hint}`);
+}
+
 function objectAt(parent: Json, key: string, where: string): Json {
   const value = parent[key];
   if (value === undefined) return {};
@@ -60,6 +100,10 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[]):
   const server = objectAt(raw, "server", "scenario");
   const workload = objectAt(raw, "workload", "scenario");
   const faults = objectAt(server, "faults", "server");
+  rejectUnknownKeys(raw, "scenario");
+  rejectUnknownKeys(server, "server");
+  rejectUnknownKeys(faults, "server.faults");
+  rejectUnknownKeys(workload, "workload");
 
   const limiter = oneOf(server, "limiter", "server", LIMITER_KINDS, undefined);
   const dialect = oneOf(server, "dialect", "server", DIALECT_IDS, "generic");

@@ -10,9 +10,9 @@ const root = join(__dirname, "..", "..");
 const tsx = join(root, "node_modules", ".bin", "tsx");
 const dir = mkdtempSync(join(tmpdir(), "bench-cli-"));
 
-async function bench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function bench(args: string[], script = "bench.ts"): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(tsx, [join(root, "src", "lab", "bench.ts"), ...args], { cwd: root });
+    const { stdout, stderr } = await run(tsx, [join(root, "src", "lab", script), ...args], { cwd: root });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -65,5 +65,48 @@ describe("npm run bench (the real command)", () => {
     const { code, stderr } = await bench(["--scenery", "x"]);
     expect(code).toBe(2);
     expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+
+  // A misspelt key used to run silently with the default; now one line names it and its nearest
+  // valid neighbour, at every level of the file.
+  const valid = { name: "typo", server: { limiter: "fixed-window", limit: 5, windowMs: 1000 }, workload: { jobs: 2 } };
+  it.each([
+    ["workload", { ...valid, workload: { jobs: 2, workerz: 4 } }, "workload.workerz", "workload.workers"],
+    ["server", { ...valid, server: { ...valid.server, dialekt: "github" } }, "server.dialekt", "server.dialect"],
+    ["server.faults", { ...valid, server: { ...valid.server, faults: { dropshare: 0.1 } } }, "server.faults.dropshare", "server.faults.dropShare"],
+    ["the top level", { ...valid, clok: "real" }, "clok", "clock"],
+  ])("rejects an unknown key in %s, naming the nearest valid one", async (_level, scenario, key, suggestion) => {
+    const { code, stdout, stderr } = await bench(["--scenario", scenarioFile(`typo-${key}.json`, scenario)]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toContain(`unknown key ${key}: did you mean ${suggestion}?`);
+  });
+
+  it("lists the known keys when an unknown one resembles none", async () => {
+    const { code, stderr } = await bench(["--scenario", scenarioFile("banana.json", { ...valid, workload: { jobs: 2, banana: true } })]);
+    expect(code).toBe(2);
+    expect(stderr.trim()).toBe("bench: unknown key workload.banana: known keys in workload: jobs, workers, method, coordination, executionLimitMs, requestTimeoutMs");
+  });
+});
+
+describe("--help on every lab command", () => {
+  it.each([["npm start", "main.ts", /^usage: npm start/], ["npm run bench", "bench.ts", /^usage: npm run -s bench/], ["npm run bench:engine", "engine-bench.ts", /^usage: npm run -s bench:engine/]])(
+    "%s -- --help prints its usage and exits 0 without running anything",
+    async (_command, script, usage) => {
+      const { code, stdout, stderr } = await bench(["--help"], script);
+      expect(code).toBe(0);
+      expect(stdout).toMatch(usage);
+      expect(stdout.trimEnd().split("\n")).toHaveLength(1);
+      expect(stderr).toBe("");
+    },
+  );
+
+  it("npm start rejects an unknown option with one line and exit code 2", async () => {
+    const { code, stdout, stderr } = await bench(["--markdwn"], "main.ts");
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(/^lab: Unknown option '--markdwn'; usage: npm start/);
   });
 });
