@@ -47,7 +47,8 @@ const MIN_BASE64_SEARCH = 6;
 export function secretForms(secret: string, basicUser = "user"): SecretForm[] {
   const forms: SecretForm[] = [];
   const add = (encoding: string, text: string, caseSensitive = false) => {
-    if (text.length > 0 && !forms.some((f) => f.text === text && f.caseSensitive === caseSensitive)) forms.push({ encoding, text, caseSensitive });
+    const same = (f: SecretForm) => f.caseSensitive === caseSensitive && (caseSensitive ? f.text === text : f.text.toLowerCase() === text.toLowerCase());
+    if (text.length > 0 && !forms.some(same)) forms.push({ encoding, text, caseSensitive });
   };
   add("raw", secret);
   add("lower-cased", secret.toLowerCase());
@@ -83,4 +84,9 @@ export function findSecretForms(haystack: string, secrets: readonly string[], ma
     }
   }
   return hits;
+}
+
+/** How many of the secrets appear in `haystack` in any form. */
+export function countSecretsIn(haystack: string, secrets: readonly string[]): number {
+  return new Set(findSecretForms(haystack, secrets).map((h) => h.secret)).size;
 }
