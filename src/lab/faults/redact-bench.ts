@@ -3,11 +3,15 @@
  * time per call and throughput of createRedactor's single combined pass, and of a naive
  * baseline that scans the input once per secret and encoding (what redaction did before). No
  * timing assertion lives in a test; this script is the only performance claim.
+ *
+ * The baseline knows four exact forms (raw, encodeURIComponent, base64, JSON-escaped), case-sensitive:
+ * the old redactor's three plus one. It is a cost reference, not an equivalent: the fuzz target
+ * shows what it misses.
  */
 import { createRedactor } from "../../client/redact";
 import { seededRandom } from "../clock";
 
-/** The naive baseline: one includes/split/join per secret per encoding. */
+/** The baseline: one includes/split/join per secret per form. */
 function naiveRedactor(secrets: readonly string[]): (text: string) => string {
   const needles = secrets.flatMap((s) => [s, encodeURIComponent(s), Buffer.from(s).toString("base64"), JSON.stringify(s).slice(1, -1)]);
   return (text) => {
