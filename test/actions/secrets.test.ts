@@ -66,7 +66,7 @@ describe("no secret in any log line, result or thrown error", () => {
       await run([(req) => ({ status: 429, headers: { "retry-after": "3600", "x-echo": SECRET }, body: echo(req) })], { onLongWait: "fail" });
       await run([(req) => ({ status: 429, headers: { "retry-after": "3600" }, body: echo(req) })], { onLongWait: "defer" });
       // A write that times out.
-      await run([{ status: 200, delayMs: 2000 }], { method: "POST", data: '{"a":1}', timeout: "200" });
+      await run([{ status: 200, delayMs: 2000 }], { method: "POST", data: '{"a":1}', timeoutSeconds: "0.2" });
       expect(collected).toHaveLength(5);
       expect(logger.lines.length).toBeGreaterThan(0);
       assertClean(c.label, [...collected, ...logger.lines]);
