@@ -105,6 +105,12 @@ describe("inputs", () => {
     }
   });
 
+  it("every connection field has a comment", () => {
+    for (const connection of component.connections ?? []) {
+      for (const input of connection.inputs) expect(input.comments?.length ?? 0, `${connection.key}.${input.key}`).toBeGreaterThan(10);
+    }
+  });
+
   it("Send Request has Raw Request's Form Data, File Data, File Data File Names and Debug Request, and Retry Writes After a Throttle on by default", () => {
     const byKey = new Map(actions.sendRequest!.inputs.map((i) => [i.key, i]));
     for (const key of ["formData", "fileData", "fileDataFileNames"]) expect(byKey.get(key)?.collection, key).toBe("keyvaluelist");
