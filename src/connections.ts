@@ -35,7 +35,7 @@ export const apiKey = connection({
       ],
       comments: "Where the key goes.",
     },
-    name: { label: "Header or Parameter Name", type: "string", required: true, default: "X-API-Key", comments: "e.g. X-API-Key, api_key." },
+    name: { label: "Header or Parameter Name", type: "string", required: true, default: "X-API-Key", comments: "The name the API expects the key under, e.g. X-API-Key (a header) or api_key (a query parameter).", example: "X-API-Key" },
     baseUrl,
   },
 });
@@ -50,7 +50,7 @@ export const basicAuth = connection({
   key: "basicAuth",
   display: { label: "Basic Auth", description: "A username and password sent as Authorization: Basic." },
   inputs: {
-    username: { label: "Username", type: "string", required: true },
+    username: { label: "Username", type: "string", required: true, comments: "The user name; with the password it names the rate-limit scope (only a hash is kept).", example: "integration-user" },
     password: { label: "Password", type: "password", required: true, comments: "Never logged or returned." },
     baseUrl,
   },
@@ -61,11 +61,11 @@ export const oauth2AuthorizationCode = oauth2Connection({
   display: { label: "OAuth 2.0 Authorization Code", description: "OAuth 2.0 with a user's consent; the access token is sent as a bearer token." },
   oauth2Type: OAuth2Type.AuthorizationCode,
   inputs: {
-    authorizeUrl: { label: "Authorize URL", type: "string", required: true, shown: true, comments: "e.g. https://app.example.com/oauth2/authorize" },
-    tokenUrl: { label: "Token URL", type: "string", required: true, shown: true, comments: "e.g. https://app.example.com/oauth2/token" },
-    scopes: { label: "Scopes", type: "string", required: false, shown: true, comments: "Space-separated scopes." },
-    clientId: { label: "Client ID", type: "string", required: true, shown: true },
-    clientSecret: { label: "Client Secret", type: "password", required: true, shown: true },
+    authorizeUrl: { label: "Authorize URL", type: "string", required: true, shown: true, comments: "The provider's OAuth 2.0 authorization endpoint.", example: "https://app.example.com/oauth2/authorize" },
+    tokenUrl: { label: "Token URL", type: "string", required: true, shown: true, comments: "The provider's OAuth 2.0 token endpoint.", example: "https://app.example.com/oauth2/token" },
+    scopes: { label: "Scopes", type: "string", required: false, shown: true, comments: "Space-separated OAuth scopes (permissions) to request.", example: "read write" },
+    clientId: { label: "Client ID", type: "string", required: true, shown: true, comments: "The app's client id. It names the rate-limit scope across token refreshes (only a hash is kept).", example: "my-app-client-id" },
+    clientSecret: { label: "Client Secret", type: "password", required: true, shown: true, comments: "The app's client secret. Never logged or returned." },
     baseUrl,
   },
 });
@@ -75,10 +75,10 @@ export const oauth2ClientCredentials = oauth2Connection({
   display: { label: "OAuth 2.0 Client Credentials", description: "OAuth 2.0 machine-to-machine; the access token is sent as a bearer token." },
   oauth2Type: OAuth2Type.ClientCredentials,
   inputs: {
-    tokenUrl: { label: "Token URL", type: "string", required: true, shown: true, comments: "e.g. https://app.example.com/oauth2/token" },
-    scopes: { label: "Scopes", type: "string", required: false, shown: true, comments: "Space-separated scopes." },
-    clientId: { label: "Client ID", type: "string", required: true, shown: true },
-    clientSecret: { label: "Client Secret", type: "password", required: true, shown: true },
+    tokenUrl: { label: "Token URL", type: "string", required: true, shown: true, comments: "The provider's OAuth 2.0 token endpoint.", example: "https://app.example.com/oauth2/token" },
+    scopes: { label: "Scopes", type: "string", required: false, shown: true, comments: "Space-separated OAuth scopes (permissions) to request.", example: "read write" },
+    clientId: { label: "Client ID", type: "string", required: true, shown: true, comments: "The app's client id. It names the rate-limit scope across token refreshes (only a hash is kept).", example: "my-app-client-id" },
+    clientSecret: { label: "Client Secret", type: "password", required: true, shown: true, comments: "The app's client secret. Never logged or returned." },
     baseUrl,
   },
 });

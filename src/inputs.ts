@@ -1,36 +1,72 @@
 /**
- * Step inputs. The request inputs mirror spectral's Raw Request so the step feels familiar; the
- * policy inputs are this component's. Every parser throws one line saying what was wrong and
- * what to do: they run as `clean` in Prismatic and again in perform (testing.invoke skips clean).
+ * Step inputs, in groups that later actions can spread:
+ *   - requestInputs: one HTTP request, mirroring spectral's Raw Request (parseRequest);
+ *   - policyInputs: how to wait, retry and defer, shared by every request of a step (parsePolicy);
+ *   - scopeInputs: which rate-limit scope Check, Record and Clear Backoff act on (parseScope).
+ * Times are seconds everywhere in the designer (decimals allowed); the parsers return ms.
+ * Every parser throws one line naming the input's LABEL, what was wrong and what to enter: they
+ * run as `clean` in Prismatic and again in perform (spectral's testing.invoke skips clean).
  */
-import { input, type KeyValuePair } from "@prismatic-io/spectral";
-import { ThrottleInputError } from "./client";
-import { DEFAULT_POLICY, dialects } from "./engine";
+import { input, util, type KeyValuePair } from "@prismatic-io/spectral";
+import { createRedactor, ThrottleInputError } from "./client";
+import { DEFAULT_POLICY, dialects, type JitterKind } from "./engine";
 
-type Jitter = "full" | "equal" | "decorrelated" | "none";
 export type OnLongWaitInput = "fail" | "defer" | "respond";
+export type ResponseTypeInput = "json" | "text" | "arraybuffer";
 
 function blank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
 }
 
-/** A whole number within bounds, or the default when left blank. */
-export function parseWhole(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  if (blank(value)) return fallback;
+function shown(value: unknown): string {
+  return (typeof value === "string" ? value : JSON.stringify(value) ?? String(value)).trim().slice(0, 40);
+}
+
+/** A number input: its label, the value used when it is left blank, and its bounds. */
+export interface NumberSpec {
+  label: string;
+  fallback: number;
+  min: number;
+  max: number;
+}
+
+/** A whole number within bounds, or the fallback when left blank. */
+export function parseWhole(spec: NumberSpec, value: unknown): number {
+  if (blank(value)) return spec.fallback;
   const textValue = String(value).trim();
   const parsed = typeof value === "number" ? value : /^-?\d+$/.test(textValue) ? Number(textValue) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new ThrottleInputError(`Invalid ${name}: "${textValue.slice(0, 40)}" is not a whole number from ${min} to ${max}. Enter digits only, e.g. ${fallback}.`);
+  if (!Number.isSafeInteger(parsed) || parsed < spec.min || parsed > spec.max) {
+    throw new ThrottleInputError(`Invalid ${spec.label}: "${shown(value)}" is not a whole number from ${spec.min} to ${spec.max}. Enter digits only, e.g. ${spec.fallback}.`);
   }
   return parsed;
 }
 
-export function parseChoice<T extends string>(name: string, value: unknown, choices: readonly T[], fallback: T): T {
+/** A number of seconds within bounds (decimals allowed, e.g. 0.5), or the fallback when left blank. */
+export function parseSeconds(spec: NumberSpec, value: unknown): number {
+  if (blank(value)) return spec.fallback;
+  const textValue = String(value).trim();
+  const parsed = typeof value === "number" ? value : /^\d+(\.\d+)?$|^\.\d+$/.test(textValue) ? Number(textValue) : Number.NaN;
+  if (!Number.isFinite(parsed) || parsed < spec.min || parsed > spec.max) {
+    throw new ThrottleInputError(`Invalid ${spec.label}: "${shown(value)}" is not a number of seconds from ${spec.min} to ${spec.max}. Enter e.g. ${spec.fallback} (decimals such as 0.5 are allowed).`);
+  }
+  return parsed;
+}
+
+export function parseChoice<T extends string>(label: string, value: unknown, choices: readonly T[], fallback: T): T {
   if (blank(value)) return fallback;
   const textValue = String(value).trim().toLowerCase();
   const found = choices.find((c) => c.toLowerCase() === textValue);
-  if (!found) throw new ThrottleInputError(`Invalid ${name}: "${String(value).slice(0, 40)}". Use one of: ${choices.join(", ")}.`);
+  if (!found) throw new ThrottleInputError(`Invalid ${label}: "${shown(value)}". Use one of: ${choices.join(", ")}.`);
   return found;
+}
+
+/** A boolean input: true/false (and the yes/no words spectral's util.types.toBool accepts). */
+export function parseBoolean(label: string, value: unknown, fallback: boolean): boolean {
+  if (blank(value)) return fallback;
+  if (typeof value === "boolean") return value;
+  const word = String(value).trim().toLowerCase();
+  if (["t", "true", "y", "yes", "f", "false", "n", "no"].includes(word)) return util.types.toBool(word);
+  throw new ThrottleInputError(`Invalid ${label}: "${shown(value)}". Use true or false.`);
 }
 
 export function parseOptionalText(value: unknown): string | undefined {
@@ -38,26 +74,34 @@ export function parseOptionalText(value: unknown): string | undefined {
   return String(value).trim();
 }
 
-/** A keyvaluelist (or an object from a reference) as a plain string map. */
-export function parseKeyValues(name: string, value: unknown): Record<string, string> {
-  if (blank(value)) return {};
+/** One key/value row; the value untouched (a file from a previous step stays a Buffer). */
+export interface KeyValueEntry {
+  key: string;
+  value: unknown;
+}
+
+/** A keyvaluelist (or an object from a reference) as rows, blank keys dropped; idempotent on its own output. */
+export function parseKeyValueEntries(label: string, value: unknown): KeyValueEntry[] {
+  if (blank(value)) return [];
   if (Array.isArray(value)) {
-    const out: Record<string, string> = {};
+    const out: KeyValueEntry[] = [];
     for (const item of value as KeyValuePair[]) {
-      if (!item || typeof item !== "object" || typeof item.key !== "string") throw new ThrottleInputError(`Invalid ${name}: each entry needs a key and a value.`);
-      if (item.key.trim() === "") continue;
-      out[item.key.trim()] = typeof item.value === "string" ? item.value : JSON.stringify(item.value);
+      if (!item || typeof item !== "object" || typeof item.key !== "string") throw new ThrottleInputError(`Invalid ${label}: each entry needs a key and a value.`);
+      if (item.key.trim() !== "") out.push({ key: item.key.trim(), value: item.value });
     }
     return out;
   }
-  if (typeof value === "object") {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]));
-  }
-  throw new ThrottleInputError(`Invalid ${name}: expected a list of key/value pairs.`);
+  if (typeof value === "object") return Object.entries(value as Record<string, unknown>).map(([key, v]) => ({ key, value: v }));
+  throw new ThrottleInputError(`Invalid ${label}: expected a list of key/value pairs. Add one row per entry, or pass an object from a previous step.`);
+}
+
+/** A keyvaluelist as a plain string map (headers, query parameters). */
+export function parseKeyValues(label: string, value: unknown): Record<string, string> {
+  return Object.fromEntries(parseKeyValueEntries(label, value).map(({ key, value: v }) => [key, typeof v === "string" ? v : JSON.stringify(v)]));
 }
 
 /** A JSON object given as an object or as JSON text (headers and bodies from another step). */
-export function parseJsonish(name: string, value: unknown): unknown {
+export function parseJsonish(label: string, value: unknown): unknown {
   if (blank(value)) return undefined;
   if (typeof value !== "string") return value;
   const trimmed = value.trim();
@@ -65,34 +109,73 @@ export function parseJsonish(name: string, value: unknown): unknown {
   try {
     return JSON.parse(trimmed) as unknown;
   } catch {
-    throw new ThrottleInputError(`Invalid ${name}: it starts like JSON but does not parse. Fix the JSON, or pass the value from a previous step by reference.`);
+    throw new ThrottleInputError(`Invalid ${label}: it starts like JSON but does not parse. Fix the JSON, or pass the value from a previous step by reference.`);
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Shared wording: the terms the designer shows, each explained once in plain words.
+
+/** What a scope is, for every input that names one. */
+const SCOPE_MEANS =
+  "The scope is the bucket a wait is recorded under and shared through: by default the provider, the API's host and a hash of the connection's credential (never the credential itself).";
+/** What a not_before is. */
+const NOT_BEFORE_MEANS = "A not_before is the time before which no request to that API should be made.";
+
+// ---------------------------------------------------------------------------------------------
+// Request inputs: one HTTP request, as in spectral's Raw Request.
+
 const METHOD_CHOICES = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"] as const;
-const PROVIDER_CHOICES = ["auto", ...dialects.map((d) => d.id)];
+const RESPONSE_TYPES: readonly ResponseTypeInput[] = ["json", "text", "arraybuffer"];
+
+/** Automatic first, then every dialect by its label; the values stay the dialect ids. */
+const PROVIDER_MODEL = [{ label: "Automatic (by the URL's host)", value: "auto" }, ...dialects.map((d) => ({ label: d.label, value: d.id })).sort((a, b) => a.label.localeCompare(b.label))];
+const PROVIDER_CHOICES = PROVIDER_MODEL.map((m) => m.value);
 
 export function parseProvider(value: unknown): string {
-  return parseChoice("provider", value, PROVIDER_CHOICES, "auto");
+  return parseChoice("Provider", value, PROVIDER_CHOICES, "auto");
 }
 
-export const connectionInput = input({ label: "Connection", type: "connection", required: false, comments: "Optional: how to authenticate, and a base URL for relative urls." });
+export const connectionInput = input({
+  label: "Connection",
+  type: "connection",
+  required: false,
+  comments: `Optional: how to authenticate, and a Base URL so that URL can be a path. It also picks the rate-limit scope. ${SCOPE_MEANS} Check, Record and Clear Backoff steps must use this same connection to see this step's waits.`,
+});
+
+const URL_LABEL = "URL";
 
 export const urlInput = input({
-  label: "URL",
+  label: URL_LABEL,
   type: "string",
   required: true,
-  comments: "A full URL, or a path when the connection has a base URL.",
+  comments: "A full URL, or a path when the connection has a Base URL.",
   example: "https://api.example.com/v1/items",
+  placeholder: "https://api.example.com/v1/items",
   clean: (value: unknown): string => {
     const textValue = parseOptionalText(value);
-    if (!textValue) throw new ThrottleInputError("Invalid url: it is empty. Enter a full URL such as https://api.example.com/items, or a path with a connection that has a base URL.");
+    if (!textValue) throw new ThrottleInputError("Invalid URL: it is empty. Enter a full URL such as https://api.example.com/items, or a path with a connection that has a Base URL.");
     return textValue;
   },
 });
 
-export const sendRequestInputs = {
-  connection: connectionInput,
+/**
+ * The URL as the client will resolve it (absolute, or the connection's Base URL + a path), checked
+ * here so that the designer's error names the URL input. Known secrets are removed from the echo.
+ */
+export function checkUrl(url: string, auth: { baseUrl?: string; secrets: readonly string[] }): void {
+  const redact = createRedactor(auth.secrets).text;
+  const absolute = /^https?:\/\//i.test(url);
+  if (!absolute && !auth.baseUrl) {
+    throw new ThrottleInputError(`Invalid URL "${redact(url).slice(0, 200)}": it is not a full http(s) URL and the connection has no Base URL. Enter a full URL such as https://api.example.com/items, or pick a connection with a Base URL.`);
+  }
+  const full = absolute || !auth.baseUrl ? url : `${auth.baseUrl.replace(/\/+$/, "")}/${url.replace(/^\/+/, "")}`;
+  if (!URL.canParse(full) || !["http:", "https:"].includes(new URL(full).protocol)) {
+    throw new ThrottleInputError(`Invalid URL "${redact(full).slice(0, 200)}": it cannot be read as an http(s) URL. Enter a full URL such as https://api.example.com/items, or a path with a connection that has a Base URL.`);
+  }
+}
+
+export const requestInputs = {
   url: urlInput,
   method: input({
     label: "Method",
@@ -100,109 +183,293 @@ export const sendRequestInputs = {
     required: true,
     default: "GET",
     model: METHOD_CHOICES.map((m) => ({ label: m, value: m })),
-    clean: (value: unknown) => parseChoice("method", value, METHOD_CHOICES, "GET"),
+    comments: "The HTTP method. GET, HEAD, OPTIONS, PUT and DELETE are retried freely; POST and PATCH only when it is safe (see Retry Writes After a Throttle and Idempotency Key).",
+    clean: (value: unknown) => parseChoice("Method", value, METHOD_CHOICES, "GET"),
   }),
-  data: input({ label: "Data", type: "code", language: "json", required: false, comments: "The request body: JSON, or text.", clean: (value: unknown) => parseJsonish("data", value) }),
-  queryParams: input({ label: "Query Parameters", type: "string", collection: "keyvaluelist", required: false, clean: (value: unknown) => parseKeyValues("queryParams", value) }),
-  headers: input({ label: "Headers", type: "string", collection: "keyvaluelist", required: false, clean: (value: unknown) => parseKeyValues("headers", value) }),
+  data: input({
+    label: "Data",
+    type: "code",
+    language: "json",
+    required: false,
+    comments: "The request body: JSON, or text. Leave it blank when you send Form Data or File Data.",
+    example: '{"name": "Widget", "quantity": 2}',
+    placeholder: '{"name": "Widget"}',
+    clean: (value: unknown) => parseJsonish("Data", value),
+  }),
+  formData: input({
+    label: "Form Data",
+    type: "string",
+    collection: "keyvaluelist",
+    required: false,
+    comments: "Fields sent as a multipart/form-data body (together with File Data). Not with Data.",
+    example: "description: A red widget",
+    placeholder: "Field name",
+    clean: (value: unknown) => parseKeyValueEntries("Form Data", value),
+  }),
+  fileData: input({
+    label: "File Data",
+    type: "string",
+    collection: "keyvaluelist",
+    required: false,
+    comments: "Files sent in the multipart/form-data body: the key is the form field, the value the file's contents (text, or a file from a previous step). The file name is the key unless File Data File Names gives one. Not with Data.",
+    example: "attachment: (the file from a previous step)",
+    placeholder: "Form field of the file",
+    clean: (value: unknown) => parseKeyValueEntries("File Data", value),
+  }),
+  fileDataFileNames: input({
+    label: "File Data File Names",
+    type: "string",
+    collection: "keyvaluelist",
+    required: false,
+    comments: "The file name to send for a File Data entry: the key is the same key as in File Data, the value the file name.",
+    example: "attachment: report.pdf",
+    placeholder: "Same key as in File Data",
+    clean: (value: unknown) => parseKeyValues("File Data File Names", value),
+  }),
+  queryParams: input({
+    label: "Query Parameters",
+    type: "string",
+    collection: "keyvaluelist",
+    required: false,
+    comments: "Added to the URL as ?key=value. Their values never appear in the step's log.",
+    example: "limit: 100",
+    placeholder: "Parameter name",
+    clean: (value: unknown) => parseKeyValues("Query Parameters", value),
+  }),
+  headers: input({
+    label: "Headers",
+    type: "string",
+    collection: "keyvaluelist",
+    required: false,
+    comments: "Sent on every attempt. Credential headers (Authorization, API keys, cookies) are never logged or returned.",
+    example: "Accept: application/json",
+    placeholder: "Header name",
+    clean: (value: unknown) => parseKeyValues("Headers", value),
+  }),
   responseType: input({
     label: "Response Type",
     type: "string",
     required: false,
     default: "json",
-    model: ["json", "text", "arraybuffer"].map((v) => ({ label: v, value: v })),
-    clean: (value: unknown) => parseChoice("responseType", value, ["json", "text", "arraybuffer"] as const, "json"),
+    model: [
+      { label: "JSON (parsed)", value: "json" },
+      { label: "Text", value: "text" },
+      { label: "Binary (arraybuffer), for files", value: "arraybuffer" },
+    ],
+    comments: "How to read the response body.",
+    clean: (value: unknown) => parseChoice("Response Type", value, RESPONSE_TYPES, "json"),
   }),
-  timeout: input({ label: "Timeout (ms)", type: "string", required: false, comments: "Per attempt; blank for none.", clean: (value: unknown) => (blank(value) ? undefined : parseWhole("timeout", value, 30_000, 1, 900_000)) }),
+  idempotencyKey: input({
+    label: "Idempotency Key",
+    type: "string",
+    required: false,
+    comments:
+      "Optional: a value unique to this write, e.g. the order id. It is sent as the Idempotency-Key header, the same on every attempt, so an API that supports it (Stripe, and others that document the header) can tell a retry from a new request. With it, a POST or PATCH is also retried after a timeout, a dropped connection or a 5xx. For Stripe one is generated when this is blank.",
+    example: "order-1042",
+    placeholder: "order-1042",
+    clean: parseOptionalText,
+  }),
+};
+
+/** Every request input, parsed and checked (idempotent: safe on values clean already produced). */
+export function parseRequest(params: Record<string, unknown>) {
+  const data = parseJsonish("Data", params.data);
+  const formData = parseKeyValueEntries("Form Data", params.formData);
+  const fileData = parseKeyValueEntries("File Data", params.fileData);
+  if (data !== undefined && (formData.length > 0 || fileData.length > 0)) {
+    throw new ThrottleInputError("Invalid Data: fill in either Data, or Form Data / File Data (a multipart upload), not both. Clear the one you do not need.");
+  }
+  return {
+    url: urlInput.clean(params.url),
+    method: parseChoice("Method", params.method, METHOD_CHOICES, "GET"),
+    data,
+    formData,
+    fileData,
+    fileDataFileNames: parseKeyValues("File Data File Names", params.fileDataFileNames),
+    queryParams: parseKeyValues("Query Parameters", params.queryParams),
+    headers: parseKeyValues("Headers", params.headers),
+    responseType: parseChoice("Response Type", params.responseType, RESPONSE_TYPES, "json"),
+    idempotencyKey: parseOptionalText(params.idempotencyKey),
+  };
+}
+export type ParsedRequest = ReturnType<typeof parseRequest>;
+
+// ---------------------------------------------------------------------------------------------
+// Policy inputs: how to wait, retry and defer. One parser, parsePolicy, for every action that
+// sends requests (Send Request now, Send Batch next), so they mean the same thing everywhere.
+
+const TIMEOUT: NumberSpec = { label: "Timeout (seconds)", fallback: 30, min: 0.1, max: 900 };
+const MAX_ATTEMPTS: NumberSpec = { label: "Max Attempts", fallback: 5, min: 1, max: 20 };
+const MAX_INLINE_WAIT: NumberSpec = { label: "Max Inline Wait (seconds)", fallback: DEFAULT_POLICY.maxInlineWaitMs / 1000, min: 0, max: 840 };
+const MAX_TOTAL: NumberSpec = { label: "Max Total (seconds)", fallback: 600, min: 1, max: 900 };
+const BACKOFF_BASE: NumberSpec = { label: "Backoff Base (seconds)", fallback: 0.5, min: 0.001, max: 600 };
+const BACKOFF_CAP: NumberSpec = { label: "Backoff Cap (seconds)", fallback: 30, min: 0.001, max: 840 };
+const BUDGET_THRESHOLD: NumberSpec = { label: "Budget Threshold", fallback: 0, min: 0, max: 1_000_000 };
+const BREAKER_THRESHOLD: NumberSpec = { label: "Breaker Threshold", fallback: 3, min: 1, max: 100 };
+const JITTER_CHOICES: readonly JitterKind[] = ["full", "equal", "decorrelated", "none"];
+const ON_LONG_WAIT_CHOICES: readonly OnLongWaitInput[] = ["fail", "defer", "respond"];
+const RETRY_WRITES_LABEL = "Retry Writes After a Throttle";
+
+function secondsInput(spec: NumberSpec, comments: string, example: string) {
+  return input({ label: spec.label, type: "string", required: false, default: String(spec.fallback), comments, example, placeholder: String(spec.fallback), clean: (value: unknown) => parseSeconds(spec, value) });
+}
+
+function wholeInput(spec: NumberSpec, comments: string, example: string) {
+  return input({ label: spec.label, type: "string", required: false, default: String(spec.fallback), comments, example, placeholder: String(spec.fallback), clean: (value: unknown) => parseWhole(spec, value) });
+}
+
+export const policyInputs = {
   provider: input({
     label: "Provider",
     type: "string",
     required: false,
     default: "auto",
-    model: PROVIDER_CHOICES.map((p) => ({ label: p, value: p })),
-    comments: "Which API's rate-limit rules to read; auto picks by host.",
-    clean: (value: unknown) => parseChoice("provider", value, PROVIDER_CHOICES, "auto"),
+    model: PROVIDER_MODEL,
+    comments: "Which API's rate-limit rules to read (its headers, error bodies and documented waits). Automatic picks them by the URL's host; choose one for a proxy or a custom domain.",
+    clean: parseProvider,
   }),
-  maxAttempts: input({ label: "Max Attempts", type: "string", required: false, default: "5", comments: "Calls in this step, the first included.", clean: (value: unknown) => parseWhole("maxAttempts", value, 5, 1, 20) }),
-  maxInlineWaitSeconds: input({
-    label: "Max Inline Wait (seconds)",
-    type: "string",
-    required: false,
-    default: String(DEFAULT_POLICY.maxInlineWaitMs / 1000),
-    comments: "The longest wait this step sleeps through; a longer one goes to onLongWait. Never past the 15-minute execution limit.",
-    clean: (value: unknown) => parseWhole("maxInlineWaitSeconds", value, DEFAULT_POLICY.maxInlineWaitMs / 1000, 0, 840),
-  }),
-  maxTotalSeconds: input({ label: "Max Total (seconds)", type: "string", required: false, default: "600", comments: "The step's whole budget, waits included.", clean: (value: unknown) => parseWhole("maxTotalSeconds", value, 600, 1, 900) }),
+  timeoutSeconds: secondsInput(
+    TIMEOUT,
+    "How long to wait for each attempt's answer (per attempt; the whole step is limited by Max Total). Decimals are allowed, e.g. 2.5. A read that times out is retried; a POST or PATCH only with an Idempotency Key.",
+    "30",
+  ),
+  maxAttempts: wholeInput(MAX_ATTEMPTS, "Calls this step may make, the first one included (1 to 20).", "5"),
+  maxInlineWaitSeconds: secondsInput(
+    MAX_INLINE_WAIT,
+    "The longest wait this step sleeps through before calling again. When the API asks for a longer wait, On Long Wait decides what happens. Never past Prismatic's 15-minute execution limit.",
+    "120",
+  ),
+  maxTotalSeconds: secondsInput(MAX_TOTAL, "The whole step's time budget, calls and waits included (1 to 900). A wait that would end after it goes to On Long Wait.", "600"),
   onLongWait: input({
     label: "On Long Wait",
     type: "string",
     required: false,
     default: "fail",
     model: [
-      { label: "fail: throw, let Flow retry re-run later", value: "fail" },
-      { label: "defer: take the Deferred branch and save not_before", value: "defer" },
-      { label: "respond: answer a synchronous caller with 429 + Retry-After", value: "respond" },
+      { label: "Fail the step (Flow retry runs the flow again later)", value: "fail" },
+      { label: "Take the Deferred branch and save the not_before", value: "defer" },
+      { label: "Respond to a synchronous caller with 429 and Retry-After", value: "respond" },
     ],
-    clean: (value: unknown) => parseChoice<OnLongWaitInput>("onLongWait", value, ["fail", "defer", "respond"], "fail"),
+    comments: `What to do when the API asks for a wait longer than Max Inline Wait. ${NOT_BEFORE_MEANS} Fail: the execution fails and the trigger's Flow retry runs it again later. Defer: the step succeeds on its Deferred branch and saves the not_before, so later executions wait for it without calling. Respond: as Defer, and a synchronous caller gets 429 with Retry-After.`,
+    clean: (value: unknown) => parseChoice("On Long Wait", value, ON_LONG_WAIT_CHOICES, "fail"),
+  }),
+  retryWritesAfterThrottle: input({
+    label: RETRY_WRITES_LABEL,
+    type: "boolean",
+    required: false,
+    default: "true",
+    comments:
+      "A 429 (or another throttle answer) means the API refused the request without doing it, so repeating a POST or PATCH after the wait is safe. Timeouts, dropped connections and 5xx errors stay unsafe: the write may have happened, so they are retried only with an Idempotency Key. Turn this off for an API that may act on a request it answers with 429.",
+    clean: (value: unknown) => parseBoolean(RETRY_WRITES_LABEL, value, true),
   }),
   jitter: input({
     label: "Jitter",
     type: "string",
     required: false,
     default: DEFAULT_POLICY.jitter,
-    model: ["full", "equal", "decorrelated", "none"].map((v) => ({ label: v, value: v })),
-    clean: (value: unknown) => parseChoice<Jitter>("jitter", value, ["full", "equal", "decorrelated", "none"], DEFAULT_POLICY.jitter),
+    model: [
+      { label: "Equal: half the backoff plus a random half", value: "equal" },
+      { label: "Full: a random wait up to the backoff", value: "full" },
+      { label: "Decorrelated: random, grows from the last wait", value: "decorrelated" },
+      { label: "None: exactly the backoff", value: "none" },
+    ],
+    comments: "Randomness added to the backoff used when the API names no wait, so that many steps do not call again at the same instant. A wait the API asks for is always taken in full; a little jitter only goes on top.",
+    clean: (value: unknown) => parseChoice("Jitter", value, JITTER_CHOICES, DEFAULT_POLICY.jitter),
   }),
-  backoffBaseMs: input({ label: "Backoff Base (ms)", type: "string", required: false, default: "500", clean: (value: unknown) => parseWhole("backoffBaseMs", value, 500, 1, 600_000) }),
-  backoffCapMs: input({ label: "Backoff Cap (ms)", type: "string", required: false, default: "30000", clean: (value: unknown) => parseWhole("backoffCapMs", value, 30_000, 1, 840_000) }),
-  idempotencyKey: input({ label: "Idempotency Key", type: "string", required: false, comments: "Makes a POST/PATCH safe to retry; sent as Idempotency-Key on every attempt.", clean: parseOptionalText }),
-  budgetThreshold: input({ label: "Budget Threshold", type: "string", required: false, default: "0", comments: "A success showing this many or fewer requests left records a not_before at the reset.", clean: (value: unknown) => parseWhole("budgetThreshold", value, 0, 0, 1_000_000) }),
-  breakerThreshold: input({ label: "Breaker Threshold", type: "string", required: false, default: "3", comments: "Throttles in a row that close the scope until its not_before (then one probe).", clean: (value: unknown) => parseWhole("breakerThreshold", value, 3, 1, 100) }),
-  scopeKey: input({ label: "Scope Key", type: "string", required: false, comments: "Overrides the ledger scope (default: provider + host + credential hash).", clean: parseOptionalText }),
+  backoffBaseSeconds: secondsInput(BACKOFF_BASE, "The first backoff wait when the API names none; it doubles on each retry up to Backoff Cap. Decimals are allowed, e.g. 0.5.", "0.5"),
+  backoffCapSeconds: secondsInput(BACKOFF_CAP, "The longest backoff wait when the API names none (at least Backoff Base).", "30"),
+  budgetThreshold: wholeInput(
+    BUDGET_THRESHOLD,
+    "When a successful answer shows this many requests (or points) left, or fewer, a not_before is recorded for when the budget refills, so the next request waits instead of being throttled. 0: only when it is spent. Set it to the number of executions that may call this API at once, minus one.",
+    "0",
+  ),
+  breakerThreshold: wholeInput(
+    BREAKER_THRESHOLD,
+    "Throttles in a row that open the scope's breaker. While the breaker is open, no request goes out before the not_before; then a single probe (one trial request) goes first and the others wait for its answer.",
+    "3",
+  ),
+  scopeKey: input({
+    label: "Scope Key",
+    type: "string",
+    required: false,
+    comments: `Optional. ${SCOPE_MEANS} Steps that share a scope wait for each other. Enter a name to share one scope across hosts or connections, and use the same Scope Key in Check, Record and Clear Backoff.`,
+    example: "hubspot-portal-123",
+    placeholder: "Blank: provider + host + credential hash",
+    clean: parseOptionalText,
+  }),
 };
 
-/** Inputs naming a scope, for checkBackoff / recordBackoff / clearBackoff. */
-export const scopeInputs = {
-  connection: connectionInput,
-  url: input({ label: "URL", type: "string", required: false, comments: "Any URL of the API (its host names the scope). Not needed with a Scope Key.", clean: parseOptionalText }),
-  provider: sendRequestInputs.provider,
-  scopeKey: sendRequestInputs.scopeKey,
-};
-
-/** Every sendRequest input, parsed and checked (idempotent: safe on values clean already produced). */
-export function parseSendRequest(params: Record<string, unknown>) {
-  const url = urlInput.clean(params.url);
-  const backoffBaseMs = parseWhole("backoffBaseMs", params.backoffBaseMs, 500, 1, 600_000);
-  const backoffCapMs = parseWhole("backoffCapMs", params.backoffCapMs, 30_000, 1, 840_000);
-  if (backoffCapMs < backoffBaseMs) {
-    throw new ThrottleInputError(`Invalid backoffCapMs: ${backoffCapMs} is below backoffBaseMs ${backoffBaseMs}. Make the cap at least the base.`);
+/** Every policy input, parsed and checked; times in ms for the client. */
+export function parsePolicy(params: Record<string, unknown>) {
+  const backoffBaseSeconds = parseSeconds(BACKOFF_BASE, params.backoffBaseSeconds);
+  const backoffCapSeconds = parseSeconds(BACKOFF_CAP, params.backoffCapSeconds);
+  if (backoffCapSeconds < backoffBaseSeconds) {
+    throw new ThrottleInputError(`Invalid ${BACKOFF_CAP.label}: ${backoffCapSeconds} is below ${BACKOFF_BASE.label} ${backoffBaseSeconds}. Make the cap at least the base.`);
   }
+  const toMs = (seconds: number) => Math.round(seconds * 1000);
   return {
-    url,
-    method: parseChoice("method", params.method, METHOD_CHOICES, "GET"),
-    data: parseJsonish("data", params.data),
-    queryParams: parseKeyValues("queryParams", params.queryParams),
-    headers: parseKeyValues("headers", params.headers),
-    responseType: parseChoice("responseType", params.responseType, ["json", "text", "arraybuffer"] as const, "json"),
-    timeoutMs: blank(params.timeout) ? undefined : parseWhole("timeout", params.timeout, 30_000, 1, 900_000),
-    provider: parseChoice("provider", params.provider, PROVIDER_CHOICES, "auto"),
-    maxAttempts: parseWhole("maxAttempts", params.maxAttempts, 5, 1, 20),
-    maxInlineWaitSeconds: parseWhole("maxInlineWaitSeconds", params.maxInlineWaitSeconds, DEFAULT_POLICY.maxInlineWaitMs / 1000, 0, 840),
-    maxTotalSeconds: parseWhole("maxTotalSeconds", params.maxTotalSeconds, 600, 1, 900),
-    onLongWait: parseChoice<OnLongWaitInput>("onLongWait", params.onLongWait, ["fail", "defer", "respond"], "fail"),
-    jitter: parseChoice<Jitter>("jitter", params.jitter, ["full", "equal", "decorrelated", "none"], DEFAULT_POLICY.jitter),
-    backoffBaseMs,
-    backoffCapMs,
-    idempotencyKey: parseOptionalText(params.idempotencyKey),
-    budgetThreshold: parseWhole("budgetThreshold", params.budgetThreshold, 0, 0, 1_000_000),
-    breakerThreshold: parseWhole("breakerThreshold", params.breakerThreshold, 3, 1, 100),
+    provider: parseProvider(params.provider),
+    timeoutMs: toMs(parseSeconds(TIMEOUT, params.timeoutSeconds)),
+    maxAttempts: parseWhole(MAX_ATTEMPTS, params.maxAttempts),
+    maxInlineWaitMs: toMs(parseSeconds(MAX_INLINE_WAIT, params.maxInlineWaitSeconds)),
+    maxTotalMs: toMs(parseSeconds(MAX_TOTAL, params.maxTotalSeconds)),
+    onLongWait: parseChoice("On Long Wait", params.onLongWait, ON_LONG_WAIT_CHOICES, "fail"),
+    retryWritesAfterThrottle: parseBoolean(RETRY_WRITES_LABEL, params.retryWritesAfterThrottle, true),
+    jitter: parseChoice("Jitter", params.jitter, JITTER_CHOICES, DEFAULT_POLICY.jitter),
+    backoffBaseMs: toMs(backoffBaseSeconds),
+    backoffCapMs: toMs(backoffCapSeconds),
+    budgetThreshold: parseWhole(BUDGET_THRESHOLD, params.budgetThreshold),
+    breakerThreshold: parseWhole(BREAKER_THRESHOLD, params.breakerThreshold),
     scopeKey: parseOptionalText(params.scopeKey),
   };
 }
+export type StepPolicy = ReturnType<typeof parsePolicy>;
+
+const DEBUG_LABEL = "Debug Request";
+
+export const debugRequestInput = input({
+  label: DEBUG_LABEL,
+  type: "boolean",
+  required: false,
+  default: "false",
+  comments:
+    "Log the request (method, URL, headers, body) and the final response (status, headers, body) in the step's log. Credentials are never logged: credential headers show [redacted], query values are left out, and the connection's secrets are removed everywhere.",
+  clean: (value: unknown) => parseBoolean(DEBUG_LABEL, value, false),
+});
+
+export function parseDebugRequest(params: Record<string, unknown>): boolean {
+  return parseBoolean(DEBUG_LABEL, params.debugRequest, false);
+}
+
+/** Send Request: the connection, one request, the policy, and Debug Request (the designer shows them in this order). */
+export const sendRequestInputs = { connection: connectionInput, ...requestInputs, ...policyInputs, debugRequest: debugRequestInput };
+
+// ---------------------------------------------------------------------------------------------
+// Scope inputs: which scope Check, Record and Clear Backoff act on.
+
+export const scopeInputs = {
+  connection: input({
+    label: "Connection",
+    type: "connection",
+    required: false,
+    comments: `Use the same connection as the Send Request steps this step works with. ${SCOPE_MEANS} With no connection, or another one, this step acts on a different scope than those steps. Not needed with a Scope Key.`,
+  }),
+  url: input({
+    label: URL_LABEL,
+    type: "string",
+    required: false,
+    comments: "Any URL of the API, e.g. the one the Send Request step calls: its host names the scope. Not needed with a Scope Key.",
+    example: "https://api.example.com/v1/items",
+    placeholder: "https://api.example.com",
+    clean: parseOptionalText,
+  }),
+  provider: policyInputs.provider,
+  scopeKey: policyInputs.scopeKey,
+};
 
 export function parseScope(params: Record<string, unknown>) {
   const url = parseOptionalText(params.url);
   const scopeKey = parseOptionalText(params.scopeKey);
-  if (!url && !scopeKey) throw new ThrottleInputError("Missing url: give any URL of the API (its host names the scope), or a Scope Key.");
-  return { url, scopeKey, provider: parseChoice("provider", params.provider, PROVIDER_CHOICES, "auto") };
+  if (!url && !scopeKey) throw new ThrottleInputError("Missing URL: enter any URL of the API (its host names the scope), or a Scope Key.");
+  return { url, scopeKey, provider: parseProvider(params.provider) };
 }

@@ -1,31 +1,101 @@
 import { action } from "@prismatic-io/spectral";
 import { parseScope, scopeInputs } from "../inputs";
-import { baseScopeOf, entriesUnder, openLedger, requestPartsOf } from "./shared";
+import type { LedgerEntry } from "../ledger";
+import { credentialScopesSchema, isoTime, ledgerEntrySchema, NOT_BEFORE_DESCRIPTION, nullable, scopeSchema, warningSchema, type Schema } from "./schemas";
+import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, entriesUnder, openLedger, requestPartsOf, type CredentialScope } from "./shared";
+
+interface CheckData {
+  ready: boolean;
+  scope: string;
+  notBefore: string | null;
+  waitSeconds: number;
+  waitMs: number;
+  reason: string;
+  entry: LedgerEntry | null;
+  warning: string | null;
+  credentialScopes: CredentialScope[];
+}
+
+const blockedExample: CheckData = {
+  ready: false,
+  scope: "generic|api.example.com|3f9a1c0d2b7e4a56",
+  notBefore: "2026-03-02T11:00:00.000Z",
+  waitSeconds: 3540,
+  waitMs: 3_540_000,
+  reason: "429 with Retry-After: 3600.",
+  entry: { notBefore: "2026-03-02T11:00:00.000Z", provider: "generic", limitType: "burst", reason: "429 with Retry-After: 3600.", setAt: "2026-03-02T10:00:00.000Z", consecutiveThrottles: 1, breaker: "closed" },
+  warning: null,
+  credentialScopes: [],
+};
+
+const readyExample: CheckData = {
+  ready: true,
+  scope: "generic|api.example.com|anon",
+  notBefore: null,
+  waitSeconds: 0,
+  waitMs: 0,
+  reason: "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning).",
+  entry: null,
+  warning:
+    "No connection was given, so this step checked the no-credential scope, but 1 scope(s) for this host were recorded under a credential, 1 of them with a not_before ahead (the latest 2026-03-02T11:00:00.000Z). Send Request steps that use a connection record their waits there. Pick the same connection as those steps (or use the same Scope Key).",
+  credentialScopes: [{ scope: "generic|api.example.com|3f9a1c0d2b7e4a56", notBefore: "2026-03-02T11:00:00.000Z", breaker: "closed" }],
+};
+
+const checkSchema = (example: CheckData): Schema => ({
+  type: "object",
+  required: ["ready", "scope", "notBefore", "waitSeconds", "waitMs", "reason", "entry", "warning", "credentialScopes"],
+  properties: {
+    ready: { type: "boolean", description: "True on Ready: no not_before ahead for the scope." },
+    scope: scopeSchema,
+    notBefore: nullable(isoTime(`${NOT_BEFORE_DESCRIPTION} Null when Ready.`)),
+    waitSeconds: { type: "integer", minimum: 0, description: "Seconds until the not_before (rounded up); 0 when Ready." },
+    waitMs: { type: "integer", minimum: 0, description: "The same wait in milliseconds." },
+    reason: { type: "string", description: "Why the scope is blocked (from the recorded answer), or why it is ready." },
+    entry: nullable(ledgerEntrySchema),
+    warning: warningSchema,
+    credentialScopes: credentialScopesSchema,
+  },
+  examples: [example],
+});
 
 /** Check Backoff: gate other components' steps on the shared not_before (read-only). */
 export const checkBackoff = action({
   display: {
     label: "Check Backoff",
-    description: "Branch Ready or Blocked on the not_before recorded for an API's rate-limit scope, to gate steps of other components.",
+    description: "Branch Ready or Blocked on the not_before (the time before which no request should be made) recorded for an API's rate-limit scope, to gate steps of other components.",
+    directions: SAME_SCOPE_DIRECTIONS,
   },
   inputs: scopeInputs,
   allowsBranching: true,
   staticBranchNames: ["Ready", "Blocked"],
-  perform: async (context, params) => {
-    const { url, scopeKey, provider } = parseScope(params);
+  // Reads cross-flow state only: no network call and nothing written. Safe to run inline.
+  performSafety: "safe",
+  examplePayload: { branch: "Blocked", data: blockedExample },
+  outputSchema: { type: "branchingOutput", branchSchemas: { Ready: checkSchema(readyExample), Blocked: checkSchema(blockedExample) } },
+  perform: async (context, params): Promise<{ branch: "Ready" | "Blocked"; data: CheckData }> => {
+    const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const scope = baseScopeOf({ connection: params.connection, url, provider, scopeKey });
-    const entries = entriesUnder(openLedger(context, nowMs), scope, requestPartsOf({ connection: params.connection, url, provider, scopeKey }));
-    const latest = entries.reduce<[string, (typeof entries)[number][1]] | null>((best, e) => (best === null || Date.parse(e[1].notBefore) > Date.parse(best[1].notBefore) ? e : best), null);
-    const notBeforeMs = latest ? Date.parse(latest[1].notBefore) : 0;
-    const blocked = notBeforeMs > nowMs;
-    const data = {
+    const scope = baseScopeOf(target);
+    const ledger = openLedger(context, nowMs);
+    const entries = entriesUnder(ledger, scope, requestPartsOf(target));
+    const latest = entries.reduce<LedgerEntry | null>((best, [, e]) => (best === null || Date.parse(e.notBefore) > Date.parse(best.notBefore) ? e : best), null);
+    const notBeforeMs = latest ? Date.parse(latest.notBefore) : 0;
+    const blocked = latest !== null && notBeforeMs > nowMs;
+    const credentialScopes = credentialScopesForHost(ledger, target, scope);
+    const warning = credentialScopesWarning(credentialScopes, nowMs, "checked");
+    if (warning) context.logger.warn(warning);
+    const waitMs = blocked ? notBeforeMs - nowMs : 0;
+    const readyReason = warning ? "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning)." : "No not_before ahead for this scope.";
+    const data: CheckData = {
       ready: !blocked,
       scope,
-      notBefore: blocked && latest ? latest[1].notBefore : null,
-      waitMs: blocked ? notBeforeMs - nowMs : 0,
-      reason: blocked && latest ? latest[1].reason : "No not_before ahead for this scope.",
-      entry: latest ? latest[1] : null,
+      notBefore: blocked && latest ? latest.notBefore : null,
+      waitSeconds: Math.ceil(waitMs / 1000),
+      waitMs,
+      reason: blocked && latest ? latest.reason : readyReason,
+      entry: latest,
+      warning,
+      credentialScopes,
     };
     // Read-only: no crossFlowState is returned, so a check never races a writer.
     return { branch: blocked ? "Blocked" : "Ready", data };

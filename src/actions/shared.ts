@@ -1,8 +1,9 @@
-/** Prismatic glue shared by the actions: context -> ledger, logger, deadline, scope. */
+/** Prismatic glue shared by the actions: context -> ledger, logger, deadline, client, scope. */
 import type { ActionContext, Connection } from "@prismatic-io/spectral";
-import { belongsElsewhere, createThrottleClient, type ClientLogger } from "../client";
+import { belongsElsewhere, createThrottleClient, type ClientLogger, type ThrottleClient } from "../client";
 import type { ScopeParts } from "../engine";
-import { authFromConnection } from "../connections";
+import { authFromConnection, type ConnectionAuth } from "../connections";
+import { checkUrl, type StepPolicy } from "../inputs";
 import { createStateLedger, type LedgerEntry, type StateLedger } from "../ledger";
 
 /** Prismatic stops an execution after 15 minutes; keep a margin for the steps after this one. */
@@ -28,6 +29,39 @@ export function executionDeadlineMs(startedAt: string | undefined, nowMs: number
   return base + EXECUTION_LIMIT_MS - DEADLINE_MARGIN_MS;
 }
 
+/**
+ * The client for a step: the connection's auth plus the step's policy. Every action that sends
+ * requests builds it here, so the policy inputs mean the same thing in each of them.
+ */
+export function throttleClientFor(input: { context: Pick<ActionContext, "logger" | "startedAt">; auth: ConnectionAuth; policy: StepPolicy; ledger: StateLedger; nowMs: number }): ThrottleClient {
+  const { context, auth, policy, ledger, nowMs } = input;
+  return createThrottleClient({
+    baseUrl: auth.baseUrl,
+    headers: auth.headers,
+    params: auth.params,
+    credential: auth.credential,
+    secrets: auth.secrets,
+    provider: policy.provider,
+    scopeKey: policy.scopeKey,
+    ledger,
+    logger: loggerOf(context),
+    budgetThreshold: policy.budgetThreshold,
+    breakerThreshold: policy.breakerThreshold,
+    onLongWait: policy.onLongWait === "fail" ? "fail" : "defer",
+    retryWritesAfterThrottle: policy.retryWritesAfterThrottle,
+    timeoutMs: policy.timeoutMs,
+    policy: {
+      maxAttempts: policy.maxAttempts,
+      maxInlineWaitMs: policy.maxInlineWaitMs,
+      maxTotalMs: policy.maxTotalMs,
+      deadlineMs: executionDeadlineMs(context.startedAt, nowMs),
+      jitter: policy.jitter,
+      backoffBaseMs: policy.backoffBaseMs,
+      backoffCapMs: policy.backoffCapMs,
+    },
+  });
+}
+
 interface ScopeInput {
   connection?: Connection | null;
   url?: string;
@@ -37,6 +71,7 @@ interface ScopeInput {
 
 function clientFor(input: ScopeInput) {
   const auth = authFromConnection(input.connection);
+  if (input.url) checkUrl(input.url, auth);
   return createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider });
 }
 
@@ -57,4 +92,45 @@ export function requestPartsOf(input: ScopeInput): ScopeParts {
  */
 export function entriesUnder(ledger: StateLedger, base: string, requestParts: ScopeParts = {}): Array<[string, LedgerEntry]> {
   return Object.entries(ledger.entries()).filter(([key]) => (key === base || key.startsWith(`${base}|`)) && !belongsElsewhere(key, base, requestParts));
+}
+
+/** The directions of Check, Record and Clear Backoff: they only see the waits of the scope they are given. */
+export const SAME_SCOPE_DIRECTIONS =
+  "Use the same Connection (or the same Scope Key) and a URL of the same API as the Send Request steps this step works with. The rate-limit scope, the bucket waits are recorded under, includes a hash of the connection's credential: with no connection or another one, this step acts on a different scope than those steps, and its result says so in its warning.";
+
+/** A recorded scope of the same host under some credential: what a backoff step without a connection cannot see. */
+export interface CredentialScope {
+  scope: string;
+  notBefore: string;
+  breaker: string;
+}
+
+/**
+ * Ledger entries for the same host recorded under a credential, when this step names no
+ * credential and no Scope Key. A scope key reads provider|host|credential-hash (src/client/scope.ts
+ * scopeFor), and a step without a connection computes the "anon" hash, so Send Request steps that
+ * used a connection recorded their waits under scopes this step does not look at.
+ */
+export function credentialScopesForHost(ledger: StateLedger, input: ScopeInput, baseScope: string): CredentialScope[] {
+  if (input.scopeKey || input.connection || !input.url) return [];
+  const [, host] = baseScope.split("|");
+  if (!host) return [];
+  return Object.entries(ledger.entries())
+    .filter(([key]) => {
+      const [, keyHost, keyCredential] = key.split("|");
+      return keyHost === host && keyCredential !== undefined && keyCredential !== "anon";
+    })
+    .map(([scope, entry]) => ({ scope, notBefore: entry.notBefore, breaker: entry.breaker }));
+}
+
+/** The warning a backoff step gives when it found waits recorded for its host under a credential it was not given. */
+export function credentialScopesWarning(found: CredentialScope[], nowMs: number, actsOn: string): string | null {
+  if (found.length === 0) return null;
+  const ahead = found.filter((f) => Date.parse(f.notBefore) > nowMs);
+  const latest = ahead.reduce<string | null>((best, f) => (best === null || Date.parse(f.notBefore) > Date.parse(best) ? f.notBefore : best), null);
+  const waits = latest ? `, ${ahead.length} of them with a not_before ahead (the latest ${latest})` : ", none with a not_before ahead";
+  return (
+    `No connection was given, so this step ${actsOn} the no-credential scope, but ${found.length} scope(s) for this host were recorded under a credential${waits}. ` +
+    "Send Request steps that use a connection record their waits there. Pick the same connection as those steps (or use the same Scope Key)."
+  );
 }

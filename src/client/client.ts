@@ -318,8 +318,12 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
       lastVerdict = verdict;
       let decision: Decision = plan(verdict, { attempts: attempts.length + 1, firstAttemptAtMs: startedAtMs, previousWaitMs }, { ...policy, deadlineMs: Number.isFinite(deadlineMs) ? deadlineMs : null }, { nowMs, random });
 
+      // A throttle answer is a refusal: the server did not carry the request out, so repeating a
+      // write is safe (RFC 6585 section 4, https://www.rfc-editor.org/rfc/rfc6585#section-4). A 5xx
+      // may have been partly processed, and no response at all says nothing: both stay unsafe.
+      const refusedByThrottle = options.retryWritesAfterThrottle !== false && verdict.throttled && response !== undefined && response.status < 500;
       let unsafeWrite = false;
-      if (decision.decision === "retry" && !writeSafe && !verdict.writeNotProcessed) {
+      if (decision.decision === "retry" && !writeSafe && !verdict.writeNotProcessed && !refusedByThrottle) {
         unsafeWrite = true;
         decision = {
           decision: "fail",

@@ -32,6 +32,11 @@ export interface ThrottleClientOptions {
   /** Consecutive throttles that open the scope's breaker (default 3). */
   breakerThreshold?: number;
   onLongWait?: LongWaitMode;
+  /**
+   * Retry a POST/PATCH without an idempotency key when its answer was a throttle below 500 (a 429,
+   * or a dialect's throttle): the server refused it without doing it (default true).
+   */
+  retryWritesAfterThrottle?: boolean;
   clock?: Clock;
   random?: () => number;
   adapter?: AxiosAdapter;

@@ -73,7 +73,7 @@ const runs: Run[] = [
   { label: "a final 404 whose body echoes the request", script: [(req) => ({ status: 404, body: echoBody(req) })], params: {} },
   { label: "a long wait in fail mode (ThrottleDeferredError), echo in a header", script: [(req) => ({ status: 429, headers: { ...LONG, "x-echo": echoLine(req) }, body: echoBody(req) })], params: { onLongWait: "fail" } },
   { label: "a long wait in defer mode", script: [(req) => ({ status: 429, headers: LONG, body: echoBody(req) })], params: { onLongWait: "defer" } },
-  { label: "a write that times out", script: [{ status: 200, delayMs: 2000 }], params: { method: "POST", data: '{"a":1}', timeout: "200" } },
+  { label: "a write that times out", script: [{ status: 200, delayMs: 2000 }], params: { method: "POST", data: '{"a":1}', timeoutSeconds: "0.2" } },
   { label: "Slack: the echo as the error of a ratelimited answer", script: [(req) => ({ status: 429, headers: LONG, body: { ok: false, error: echoLine(req) } })], params: { provider: "slack", onLongWait: "defer" } },
   { label: "Jira: the echo as RateLimit-Reason", script: [(req) => ({ status: 429, headers: { ...LONG, "ratelimit-reason": echoLine(req) } })], params: { provider: "jira", onLongWait: "defer" } },
   {

@@ -102,7 +102,7 @@ describe("sendRequest through createHarness (clean and defaults run)", () => {
 
   it("a POST that times out without a key is not retried", async () => {
     server = await startServer([{ status: 201, body: { id: 1 }, delayMs: 3000 }]);
-    const error = await harness.action("sendRequest", inputs(`${server.url}/orders`, { method: "POST", data: '{"a":1}', timeout: "300" }), { crossFlowState: {} }).catch((e: unknown) => e);
+    const error = await harness.action("sendRequest", inputs(`${server.url}/orders`, { method: "POST", data: '{"a":1}', timeoutSeconds: "0.3" }), { crossFlowState: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(WriteOutcomeUnknownError);
     expect((error as Error).message).toMatch(/may or may not have happened/);
     expect(server.calls).toHaveLength(1);
@@ -122,14 +122,17 @@ describe("sendRequest through createHarness (clean and defaults run)", () => {
     expect(attempts[0]!.waitMs).toBeGreaterThanOrEqual(1000);
   });
 
-  it("bad input gives one clear line saying what was wrong and what to do", async () => {
-    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { maxAttempts: "abc" }))).rejects.toThrow(/^Invalid maxAttempts: "abc" is not a whole number from 1 to 20\. Enter digits only/);
-    await expect(harness.action("sendRequest", inputs("ht!tp://nope"))).rejects.toThrow(/^Invalid url "ht!tp:\/\/nope"/);
-    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { onLongWait: "later" }))).rejects.toThrow(/^Invalid onLongWait: "later"\. Use one of: fail, defer, respond\.$/);
+  it("bad input gives one clear line naming the input's label and what to enter", async () => {
+    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { maxAttempts: "abc" }))).rejects.toThrow(/^Invalid Max Attempts: "abc" is not a whole number from 1 to 20\. Enter digits only, e\.g\. 5\.$/);
+    await expect(harness.action("sendRequest", inputs("ht!tp://nope"))).rejects.toThrow(/^Invalid URL "ht!tp:\/\/nope": it is not a full http\(s\) URL and the connection has no Base URL\./);
+    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { onLongWait: "later" }))).rejects.toThrow(/^Invalid On Long Wait: "later"\. Use one of: fail, defer, respond\.$/);
+    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { backoffBaseSeconds: "2", backoffCapSeconds: "1" }))).rejects.toThrow(/^Invalid Backoff Cap \(seconds\): 1 is below Backoff Base \(seconds\) 2\./);
+    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { data: '{"a":1}', formData: [{ key: "b", value: "2" }] }))).rejects.toThrow(/^Invalid Data: fill in either Data, or Form Data \/ File Data/);
     // The same checks run under invoke, which skips clean.
-    await expect(invoke(sendRequest, inputs("https://api.example.test/x", { maxInlineWaitSeconds: "1e3" }) as never)).rejects.toThrow(/^Invalid maxInlineWaitSeconds/);
-    for (const bad of [{ maxAttempts: "abc" }, { timeout: "-5" }]) {
+    await expect(invoke(sendRequest, inputs("https://api.example.test/x", { maxInlineWaitSeconds: "1e3" }) as never)).rejects.toThrow(/^Invalid Max Inline Wait \(seconds\): "1e3" is not a number of seconds from 0 to 840/);
+    for (const bad of [{ maxAttempts: "abc" }, { timeoutSeconds: "-5" }, { retryWritesAfterThrottle: "maybe" }, { provider: "githubb" }]) {
       const error = await harness.action("sendRequest", inputs("https://api.example.test/x", bad)).catch((e: unknown) => e);
+      expect(String((error as Error).message)).toMatch(/^Invalid (Max Attempts|Timeout \(seconds\)|Retry Writes After a Throttle|Provider): /);
       expect(String((error as Error).message)).not.toContain("\n");
     }
   });
