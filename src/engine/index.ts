@@ -15,3 +15,4 @@ export type { GraphqlReading, GraphqlOperationType } from "./graphql-operation";
 export { policyProblem } from "./plan";
 export { normaliseHost } from "./context";
 export { DEFAULT_MAX_SERVER_WAIT_MS } from "./time";
+export * from "./governor";

@@ -1,0 +1,96 @@
+/**
+ * Claiming a slot: the next start time at which the scope's budget allows this request. Slots are
+ * handed out first come, first served, so concurrent workers are spaced instead of released
+ * together; a wait the server announced is a floor under every slot. Pure: the store applies it
+ * atomically (in memory, or as the equivalent Lua script in Redis).
+ */
+import { earliestStart } from "./model";
+import { boundSlots, clampTime, copyState, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
+import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
+
+/** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
+export function recheckMs(state: GovernorState): number {
+  return Math.min(1000, Math.max(10, Math.round((state.rttMs || 100) / 2)));
+}
+
+/** Nothing learned yet: the first request goes alone and its answer tells the others the budget. */
+export function isCold(state: GovernorState): boolean {
+  return state.anchor === null && state.limit === null && state.inFlightCap === null && state.windowMs === null;
+}
+
+/** Drops what has expired: unanswered leases, a lost probe, slots that no longer count. */
+export function prune(state: GovernorState, nowMs: number): void {
+  state.inFlight = state.inFlight.filter(([, untilMs]) => untilMs > nowMs);
+  if (state.probe && state.probe.untilMs <= nowMs) state.probe = null;
+  // A slot still counts while it may come back after the anchor was read (the anchor's count
+  // includes it) or, in our own log, while it is inside the last window.
+  const horizonMs = state.anchor ? Math.min(nowMs, state.anchor.atMs) : nowMs;
+  const keepAfterMs = horizonMs - (state.windowMs ?? UNKNOWN_WINDOW_RETAIN_MS);
+  const anchorSeq = state.anchor?.seq ?? Number.POSITIVE_INFINITY;
+  const firstKept = state.slots.findIndex(([atMs, seq]) => atMs > keepAfterMs || seq > anchorSeq);
+  state.slots = boundSlots(firstKept < 0 ? [] : firstKept === 0 ? state.slots : state.slots.slice(firstKept));
+}
+
+function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): ClaimResult {
+  const seq = state.seq + 1;
+  const startMs = clampTime(atMs);
+  state.seq = seq;
+  state.lastGrantMs = Math.max(state.lastGrantMs, startMs);
+  state.slots.push([startMs, seq, units]);
+  state.inFlight.push([seq, clampTime(startMs + options.leaseMs)]);
+  if (probe) state.probe = { seq, atMs: startMs, untilMs: clampTime(startMs + options.leaseMs) };
+  return { kind: "go", atMs: startMs, seq, probe, why };
+}
+
+function heldByProbe(state: GovernorState, nowMs: number): ClaimResult | null {
+  if (!state.probe || state.probe.untilMs <= nowMs) return null;
+  // No use asking before the probe can have answered; a store that notifies wakes the waiter sooner.
+  const answerExpectedMs = Math.max(nowMs, state.probe.atMs + (state.rttMs || 100));
+  return { kind: "wait", untilMs: Math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why: "one request is probing the scope; the others wait for its answer" };
+}
+
+function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | null {
+  if (state.inFlightCap === null || state.inFlight.length < state.inFlightCap) return null;
+  const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
+  return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why: `${state.inFlight.length} request(s) in flight, the most this scope takes at once for now` };
+}
+
+/**
+ * Claims the next start. Returns the new state and one of: go (a slot, reserved), wait (a probe
+ * or the in-flight cap holds it: ask again), defer (the earliest start is past latestStartMs:
+ * nothing reserved).
+ */
+export function claim(current: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
+  const state = copyState(current);
+  const nowMs = clampTime(request.nowMs);
+  state.updatedAtMs = nowMs;
+  prune(state, nowMs);
+  const units = request.units ?? state.unitsPerRequest;
+  const floorMs = Math.max(nowMs, state.notBeforeMs, state.lastGrantMs);
+  const defer = (atMs: number, why: string): { state: GovernorState; result: ClaimResult } => ({
+    state,
+    result: { kind: "defer", notBeforeMs: atMs, why, limitType: atMs === state.notBeforeMs ? state.notBeforeType : "burst" },
+  });
+  if (state.notBeforeMs > request.latestStartMs) return defer(state.notBeforeMs, state.notBeforeReason || "the server's wait");
+  const held = heldByProbe(state, nowMs);
+  if (held) return { state, result: held };
+  if (isCold(state)) return { state, result: grant(state, floorMs, units, true, "first request of a cold scope: it learns the budget before the rest go", options) };
+  if (state.breakerOpen) return { state, result: grant(state, floorMs, units, true, "the breaker is open: one request probes before the rest go", options) };
+  const capped = heldByInFlightCap(state, nowMs);
+  if (capped) return { state, result: capped };
+  const earliest = earliestStart(state, floorMs, units, request.random);
+  if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
+  if ("recheck" in earliest) return { state, result: { kind: "wait", untilMs: earliest.atMs, why: earliest.why } };
+  const probe = "probeWanted" in earliest;
+  return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };
+}
+
+/** Cancels a granted claim that will not be sent (its caller deferred or was aborted before sending). */
+export function release(current: GovernorState, seq: number): GovernorState {
+  const state = copyState(current);
+  state.slots = state.slots.filter(([, s]) => s !== seq);
+  state.inFlight = state.inFlight.filter(([s]) => s !== seq);
+  if (state.probe?.seq === seq) state.probe = null;
+  state.lastGrantMs = state.slots.reduce((latest, [atMs]) => Math.max(latest, atMs), 0);
+  return state;
+}

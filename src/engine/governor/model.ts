@@ -1,0 +1,177 @@
+/**
+ * The budget model: given what the governor knows, the earliest time a request of `units` may
+ * start. Three readings, each conservative (a unit is counted back only when it certainly is):
+ *
+ * - the server's own count (the anchor: `remaining` after a known claim), less the claims sent
+ *   since, plus the units of ours that came back since (a window refill);
+ * - after the server's reset: a fixed window's full limit again (once a reset was seen to bring it
+ *   back), or our own log of starts (no more than `limit` in any `windowMs`: safe for sliding
+ *   logs, fixed windows and buckets alike), or, when nothing is known, one probe whose answer
+ *   tells the rest;
+ * - a bucket whose restore rate the server shows (Shopify's GraphQL cost): units come back
+ *   continuously, the GCRA reading (https://en.wikipedia.org/wiki/Generic_cell_rate_algorithm).
+ *
+ * All loops are linear in the number of slots (they are sorted), so a Lua port can run them
+ * inside Redis without blocking it.
+ */
+import type { Anchor, GovernorState } from "./types";
+
+export type Earliest =
+  | { atMs: number; probe: boolean; why: string }
+  | { probeWanted: true; atMs: number; why: string }
+  /** Contended: ask again at atMs (the state may have changed by then). */
+  | { recheck: true; atMs: number; why: string };
+
+/** Returned by fromAnchor when the last units are contended and this request did not draw one. */
+const CONTENDED = -1;
+
+/** Units of claims the anchor's count does not include yet (sent after the observed one). */
+export function unreflectedUnits(state: GovernorState, anchor: Anchor): number {
+  let units = anchor.lateUnits;
+  for (const slot of state.slots) if (slot[1] > anchor.seq) units += slot[2];
+  return units;
+}
+
+/** A bucket: tokens(t) = min(limit, remaining + rate * (t - atMs)) - unreflected. */
+function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units: number, limit: number, windowMs: number): number {
+  const perMs = limit / windowMs;
+  const needed = unreflectedUnits(state, anchor) + units - anchor.remaining;
+  if (needed <= 0) return fromMs;
+  return Math.max(fromMs, Math.ceil(anchor.atMs + needed / perMs));
+}
+
+/**
+ * The units the server still counts at the anchor: our most recent reflected slots, up to
+ * (limit - remaining) units. Older slots of ours are already out of its count, so they must not
+ * come back a second time. Returns the index of the first held slot and of the last reflected one.
+ */
+export function heldSlots(state: GovernorState, anchor: Anchor): { first: number; last: number; ownUnits: number } {
+  let last = -1;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    if (state.slots[i]![1] <= anchor.seq) {
+      last = i;
+      break;
+    }
+  }
+  if (last < 0) return { first: 0, last: -1, ownUnits: 0 };
+  let counted = state.limit === null ? Number.POSITIVE_INFINITY : state.limit - anchor.remaining;
+  let first = last + 1;
+  let ownUnits = 0;
+  while (first > 0 && counted > 0) {
+    first -= 1;
+    counted -= state.slots[first]![2];
+    ownUnits += state.slots[first]![2];
+  }
+  return { first, last, ownUnits };
+}
+
+/**
+ * The anchor's reading before its reset: remaining - unreflected, plus the units of ours the
+ * server still counts as they leave the window (sliding refill with a known window). Null when
+ * the budget does not allow the request before the reset (or ever, without a reset).
+ */
+function fromAnchor(state: GovernorState, anchor: Anchor, fromMs: number, units: number, draw: number | undefined): number | null {
+  let available = anchor.remaining - unreflectedUnits(state, anchor);
+  if (state.othersPerMs > 0) {
+    // Others spend from this budget unseen: what they spent since the reading is gone, and the
+    // ones arriving while this request travels contend for what is left.
+    // Others spend from this budget unseen: up to one round trip of their spending since the
+    // reading is gone, and the ones arriving while this request travels contend for what is left.
+    const contenders = state.othersPerMs * Math.max(1, state.rttMs);
+    available -= Math.min(state.othersPerMs * Math.max(0, fromMs - anchor.atMs), contenders);
+    if (available >= units && available < units + contenders && draw !== undefined && draw >= available / (units + contenders)) return CONTENDED;
+  }
+  if (available >= units) return fromMs;
+  const windowMs = state.windowMs;
+  if (state.refill !== "window" || windowMs === null) return null;
+  const held = heldSlots(state, anchor);
+  for (let i = held.first; i <= held.last; i++) {
+    const [atMs, , slotUnits] = state.slots[i]!;
+    const freeAtMs = atMs + windowMs;
+    if (anchor.resetAtMs > 0 && freeAtMs >= anchor.resetAtMs) return null;
+    available += slotUnits;
+    if (available >= units) return Math.max(fromMs, freeAtMs + spreadMs(state, draw));
+  }
+  return null;
+}
+
+/**
+ * When others share the budget unseen (executions that loaded the same state), they predict the
+ * same free instant; each takes a random place among the contenders' share of the refill, so
+ * they do not all arrive at once.
+ */
+function spreadMs(state: GovernorState, draw: number | undefined): number {
+  if (state.othersPerMs <= 0 || draw === undefined || state.limit === null || state.windowMs === null) return 0;
+  const contenders = state.othersPerMs * Math.max(1, state.rttMs);
+  return Math.round(draw * contenders * (state.windowMs / state.limit));
+}
+
+/** Our own log: at most `limit` units started in any `windowMs`. */
+export function fromOwnLog(state: GovernorState, fromMs: number, units: number, limit: number, windowMs: number): number {
+  let used = 0;
+  let first = state.slots.length;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    if (state.slots[i]![0] <= fromMs - windowMs) break;
+    used += state.slots[i]![2];
+    first = i;
+  }
+  if (limit - used >= units) return fromMs;
+  for (let i = first; i < state.slots.length; i++) {
+    const [atMs, , slotUnits] = state.slots[i]!;
+    used -= slotUnits;
+    if (limit - used >= units) return Math.max(fromMs, atMs + windowMs);
+  }
+  const last = state.slots[state.slots.length - 1];
+  return Math.max(fromMs, last ? last[0] + windowMs : fromMs);
+}
+
+/** A fixed window known to refill fully at each reset: the window holding fromMs, or the next. */
+function fromFixedWindows(state: GovernorState, resetAtMs: number, fromMs: number, units: number, limit: number, windowMs: number): number {
+  const index = Math.floor((fromMs - resetAtMs) / windowMs);
+  const startMs = resetAtMs + index * windowMs;
+  let used = 0;
+  for (let i = state.slots.length - 1; i >= 0 && state.slots[i]![0] >= startMs; i--) used += state.slots[i]![2];
+  return limit - used >= units ? fromMs : startMs + windowMs;
+}
+
+/** After the anchor's reset (fromMs >= resetAtMs): what is known of the next window. */
+function afterReset(state: GovernorState, anchor: Anchor, fromMs: number, units: number): Earliest {
+  const { limit, windowMs } = state;
+  if (limit !== null && windowMs !== null && state.refill === "fixed") {
+    return { atMs: fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs), probe: false, why: "fixed window: the limit is back at each reset" };
+  }
+  if (limit !== null && windowMs !== null) {
+    // The window is known: our own log says when units come back (a fixed window shows itself
+    // when the first request after the reset finds the limit back in full).
+    const atMs = fromOwnLog(state, fromMs, units, limit, windowMs);
+    return { atMs, probe: false, why: atMs > fromMs ? "own log: waits for units to leave the last window" : "own log: room in the last window" };
+  }
+  // The server said a unit is back by its reset; one request goes and its answer shows the rest.
+  return { probeWanted: true, atMs: fromMs, why: "after the server's reset: one request learns the new budget" };
+}
+
+/**
+ * The earliest start at or after fromMs for `units`. `probeWanted` means the model cannot tell
+ * without asking the server: the caller grants one probe (if none is out) and holds the rest.
+ */
+export function earliestStart(state: GovernorState, fromMs: number, units: number, draw?: number): Earliest {
+  const anchor = state.anchor;
+  const { limit, windowMs } = state;
+  if (anchor && state.refill === "bucket" && limit !== null && windowMs !== null) {
+    return { atMs: fromBucket(state, anchor, fromMs, units, limit, windowMs), probe: false, why: "bucket: waits for the units to be restored" };
+  }
+  // With no reset shown but a known window, every unit counted at the reading has left the
+  // window one window later: that is the reading's reset at the latest.
+  const resetAtMs = anchor ? anchor.resetAtMs || (windowMs !== null ? anchor.atMs + windowMs : 0) : 0;
+  if (anchor && (resetAtMs === 0 || fromMs < resetAtMs)) {
+    const reading = resetAtMs === anchor.resetAtMs ? anchor : { ...anchor, resetAtMs };
+    const atMs = fromAnchor(state, reading, fromMs, units, draw);
+    if (atMs === CONTENDED) return { recheck: true, atMs: fromMs + Math.max(10, state.rttMs), why: "the last units are contended by others sharing the budget: asks again after one round trip" };
+    if (atMs !== null) return { atMs, probe: false, why: atMs > fromMs ? "the server's count: waits for units to leave the window" : "the server's count allows it" };
+    if (resetAtMs === 0) return { probeWanted: true, atMs: fromMs, why: "the budget is spent and the server shows neither reset nor window: one request probes" };
+    return afterReset(state, reading, resetAtMs, units);
+  }
+  if (anchor) return afterReset(state, { ...anchor, resetAtMs }, fromMs, units);
+  if (limit !== null && windowMs !== null) return { atMs: fromOwnLog(state, fromMs, units, limit, windowMs), probe: false, why: "own log: learned limit per window" };
+  return { atMs: fromMs, probe: false, why: "no budget known: slow start" };
+}

@@ -1,0 +1,223 @@
+/**
+ * Learning from answers. Every answer tells the governor something: the server's count (the
+ * anchor), the limit, the window, the cost of a request; a throttle sets the floor everyone
+ * waits for and, when the server shows no budget, teaches the limit (the successes counted
+ * before it) and the window (from the first of them to the announced reset).
+ */
+import { prune } from "./claim";
+import { heldSlots } from "./model";
+import { clampTime, clip, copyState, MAX_IN_FLIGHT } from "./state";
+import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
+
+/** Readings of one reset through whole-second rounding differ by less than this. */
+const ROUNDING_MS = 1000;
+/** A reset that brought back all but this share of the limit refills in full (a fixed window). */
+const FULL_REFILL_TOLERANCE = 0.02;
+
+function applyShape(state: GovernorState, budget: ObservedBudget): void {
+  if (budget.unitsPerRequest !== null && budget.unitsPerRequest > 0) state.unitsPerRequest = budget.unitsPerRequest;
+  if (budget.limit !== null && budget.limit > 0) state.limit = budget.limit;
+  if (budget.restorePerSecond !== null && budget.restorePerSecond > 0 && state.limit !== null) {
+    state.refill = "bucket";
+    state.windowMs = Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000));
+    state.windowSource = "shown";
+  } else if (budget.windowMs !== null && budget.windowMs > 0) {
+    state.windowMs = Math.round(budget.windowMs);
+    state.windowSource = "shown";
+  }
+}
+
+/**
+ * The request was counted after the previous reset: if the budget came back in full, the limit
+ * is a fixed window, and the distance between two resets is its length.
+ */
+function learnFromReset(state: GovernorState, previousResetMs: number, observation: Observation, remaining: number, resetAtMs: number): void {
+  if (state.refill === "bucket" || state.limit === null) return;
+  let sinceReset = 0;
+  for (const [atMs, seq, units] of state.slots) if (atMs >= previousResetMs && seq <= observation.seq) sinceReset += units;
+  const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
+  if (remaining >= state.limit - sinceReset - tolerance) {
+    state.refill = "fixed";
+    if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
+      state.windowMs = resetAtMs - previousResetMs;
+      state.windowSource = "inferred";
+    }
+  } else if (state.refill === "fixed") {
+    state.refill = "window";
+  }
+}
+
+/**
+ * A sliding window's reset is when its oldest counted unit leaves. When the budget is spent and
+ * we are the only client, the units the server counts are our most recent `limit` ones, so the
+ * window is at most (reset - the oldest of them). Each such reading is an upper bound (resets are
+ * rounded up to whole seconds), so the tightest one is kept. A reading where the server counts
+ * more than we sent (another client shares the budget) says nothing and is skipped.
+ */
+function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
+  if (state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
+  const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0 });
+  if (held.last < 0 || held.ownUnits < state.limit) return;
+  const oldestMs = state.slots[held.first]![0];
+  if (resetAtMs <= oldestMs) return;
+  const observedMs = resetAtMs - oldestMs;
+  state.windowMs = state.windowSource === "inferred" && state.windowMs !== null ? Math.min(state.windowMs, observedMs) : observedMs;
+  state.windowSource = "inferred";
+}
+
+/** How fast the estimate of others' spending follows a new reading. */
+const OTHERS_SMOOTHING = 0.3;
+
+/**
+ * Others' spending between the previous reading and this one: the server's count fell by more than
+ * our own claims in between (no reset in between, or the comparison says nothing).
+ */
+function learnOthers(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
+  const elapsedMs = observation.sentAtMs - previous.atMs;
+  if (elapsedMs <= 0 || (previous.resetAtMs > 0 && observation.sentAtMs >= previous.resetAtMs) || state.refill === "bucket") return;
+  // Ours in between: claims after the previous reading up to this one, plus those that were late
+  // for the previous reading, less those late for this one.
+  let ours = previous.lateUnits - lateUnits;
+  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
+  const othersUnits = Math.max(0, previous.remaining - ours - remaining);
+  const sample = othersUnits / elapsedMs;
+  state.othersPerMs = state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING;
+}
+
+function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget): void {
+  const previous = state.anchor;
+  const sentAtMs = clampTime(observation.sentAtMs);
+  const afterPreviousReset = previous !== null && previous.resetAtMs > 0 && sentAtMs >= previous.resetAtMs;
+  if (previous && observation.seq < previous.seq && !afterPreviousReset) return; // an older answer, arriving late
+  let resetAtMs = budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0;
+  if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
+  // The same reset read again through whole-second rounding: the earliest reading is the tightest.
+  if (previous && !afterPreviousReset && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
+    resetAtMs = Math.min(resetAtMs, previous.resetAtMs);
+  }
+  let lateUnits = 0;
+  for (const [seq] of state.inFlight) {
+    if (seq >= observation.seq) continue;
+    lateUnits += state.slots.find(([, s]) => s === seq)?.[2] ?? 0;
+  }
+  if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, budget.remaining, lateUnits);
+  inferWindow(state, observation, budget.remaining, resetAtMs);
+  state.anchor = { remaining: Math.max(0, budget.remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits };
+}
+
+/** A repeated lesson (the learned limit was still too high) keeps this share of it. */
+const DECREASE = 0.8;
+/** With no wait announced, a window of one second is assumed (the most common unit of a request rate). */
+const DEFAULT_LEARNED_WINDOW_MS = 1000;
+
+/**
+ * A throttle with no budget shown. The first one teaches the limit (the units admitted since the
+ * episode began, i.e. every slot granted before the throttled one) and the window (from the
+ * first of them to the reset the server announced); a later one means the limit learned is still
+ * too high (another client, or a bucket that allowed a first burst above its rate): keep 80 %.
+ * Claims already out when the lesson was learned are the same saturation, not new lessons.
+ */
+function learnFromThrottle(state: GovernorState, observation: Observation): void {
+  if (observation.seq <= state.learnedAtSeq) return;
+  const nowMs = clampTime(observation.nowMs);
+  const resetAtMs = observation.waitFromServer && observation.waitMs !== null ? clampTime(nowMs + observation.waitMs) : null;
+  const episodeStartMs = state.windowStartMs || clampTime(observation.sentAtMs);
+  if (state.limit === null) {
+    let admitted = 0;
+    for (const [atMs, seq, units] of state.slots) if (seq < observation.seq && atMs >= episodeStartMs) admitted += units;
+    // Throttled before any success: the budget was spent before we came, which says nothing of its size.
+    if (admitted === 0) return;
+    state.limit = admitted;
+    if (state.windowSource !== "shown") {
+      const observedMs = resetAtMs !== null ? resetAtMs - episodeStartMs : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
+      state.windowMs = Math.max(state.windowMs ?? 0, observedMs, 1);
+      state.windowSource = "inferred";
+    }
+  } else {
+    state.limit = Math.max(state.unitsPerRequest, Math.floor(state.limit * DECREASE));
+  }
+  state.learnedAtSeq = state.seq;
+  state.okInWindow = 0;
+  state.windowStartMs = resetAtMs ?? 0;
+  if (state.inFlightCapGrows) {
+    state.inFlightCap = null;
+    state.inFlightCapGrows = false;
+  }
+}
+
+function applyThrottle(state: GovernorState, observation: Observation, options: GovernorOptions, inFlightBefore: number): void {
+  state.throttleStreak += 1;
+  if (state.throttleStreak >= options.breakerThreshold) state.breakerOpen = true;
+  // A rejected request was not counted by the limiter: it leaves our log.
+  state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
+  if (observation.waitMs !== null && observation.waitMs >= 0) {
+    const untilMs = clampTime(observation.nowMs + observation.waitMs);
+    if (untilMs > state.notBeforeMs) {
+      state.notBeforeMs = untilMs;
+      state.notBeforeReason = clip(observation.reason);
+      state.notBeforeType = observation.limitType;
+    }
+  }
+  if (observation.limitType === "concurrency") {
+    state.inFlightCap = Math.max(1, inFlightBefore - 1);
+    state.inFlightCapGrows = false;
+    return;
+  }
+  if (observation.budget === null) {
+    learnFromThrottle(state, observation);
+  } else if (observation.budget.remaining > 0 && state.inFlightCap === null) {
+    // Throttled with budget left: a limit the budget does not show (a secondary limit). Start
+    // again one at a time and grow, so the next wave does not hit it all together.
+    state.inFlightCap = 1;
+    state.inFlightCapGrows = true;
+  }
+}
+
+function applyOk(state: GovernorState, observation: Observation, units: number): void {
+  state.throttleStreak = 0;
+  state.breakerOpen = false;
+  if (state.inFlightCapGrows && state.inFlightCap !== null) {
+    state.inFlightCap += 1;
+    if (state.inFlightCap > MAX_IN_FLIGHT) {
+      state.inFlightCap = null;
+      state.inFlightCapGrows = false;
+    }
+  } else if (observation.budget === null && state.anchor === null && state.limit === null && state.inFlightCap === null) {
+    // No budget shown: slow start, as TCP does (RFC 5681 §3.1): one more in flight per success.
+    state.inFlightCap = 2;
+    state.inFlightCapGrows = true;
+  }
+  if (observation.budget !== null) return;
+  const sentAtMs = clampTime(observation.sentAtMs);
+  if (state.learnedAtSeq > 0 && observation.seq < state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
+    // Sent before the throttle that taught the limit, answered after it: the limit was one more.
+    if (state.limit !== null) state.limit += units;
+    return;
+  }
+  if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs) state.windowStartMs = sentAtMs;
+  state.okInWindow += units;
+}
+
+/** Applies one answer (or its absence) to the scope's state. Pure. */
+export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
+  const state = copyState(current);
+  const nowMs = clampTime(observation.nowMs);
+  state.updatedAtMs = Math.max(state.updatedAtMs, nowMs);
+  const inFlightBefore = state.inFlight.filter(([, untilMs]) => untilMs > nowMs).length;
+  const units = state.slots.find(([, seq]) => seq === observation.seq)?.[2] ?? state.unitsPerRequest;
+  state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);
+  if (observation.kind !== "lost") {
+    const sampleMs = Math.max(0, nowMs - observation.sentAtMs);
+    state.rttMs = state.rttMs === 0 ? sampleMs : Math.round(state.rttMs * 0.8 + sampleMs * 0.2);
+  }
+  // Only the probe's own answer tells what it was sent to learn (its lease frees the others if it never comes).
+  if (state.probe?.seq === observation.seq) state.probe = null;
+  if (observation.budget) {
+    applyShape(state, observation.budget);
+    applyAnchor(state, observation, observation.budget);
+  }
+  if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
+  else if (observation.kind === "ok") applyOk(state, observation, units);
+  prune(state, nowMs);
+  return state;
+}

@@ -1,0 +1,191 @@
+/**
+ * The governor state: a fresh one, a checked copy of one read from outside (cross-flow state or
+ * Redis may hold a state written by another version, or tampered with), and the bound that keeps
+ * it small.
+ */
+import { MAX_EPOCH_MS } from "../time";
+import type { LimitType } from "../types";
+import type { Anchor, GovernorState, Refill, SlotTuple } from "./types";
+
+/** At most this many slots are kept; older ones are merged (their count kept, their time rounded later). */
+export const MAX_SLOTS = 256;
+/** At most this many claims are tracked in flight. */
+export const MAX_IN_FLIGHT = 1000;
+/** How long a slot is kept when the window length is unknown. */
+export const UNKNOWN_WINDOW_RETAIN_MS = 60_000;
+const MAX_TEXT = 300;
+
+const LIMIT_TYPES: readonly string[] = ["burst", "quota", "concurrency", "cost", "contention", "server", "permission", "validation", "none", "unknown"];
+
+export function emptyState(nowMs: number): GovernorState {
+  return {
+    v: 1,
+    seq: 0,
+    lastGrantMs: 0,
+    notBeforeMs: 0,
+    notBeforeReason: "",
+    notBeforeType: "unknown",
+    limit: null,
+    windowMs: null,
+    windowSource: null,
+    refill: "window",
+    unitsPerRequest: 1,
+    slots: [],
+    anchor: null,
+    probe: null,
+    inFlight: [],
+    inFlightCap: null,
+    inFlightCapGrows: false,
+    throttleStreak: 0,
+    breakerOpen: false,
+    okInWindow: 0,
+    windowStartMs: 0,
+    learnedAtSeq: 0,
+    rttMs: 0,
+    othersPerMs: 0,
+    updatedAtMs: clampTime(nowMs),
+  };
+}
+
+/** Every instant the governor keeps is a whole ms within what a Date can hold (ECMA-262 §21.4.1.1). */
+export function clampTime(ms: number): number {
+  if (!Number.isFinite(ms)) return ms > 0 ? MAX_EPOCH_MS : 0;
+  return Math.min(MAX_EPOCH_MS, Math.max(0, Math.round(ms)));
+}
+
+export function clip(text: string): string {
+  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT - 1)}…` : text;
+}
+
+/** A deep copy (the state is plain JSON data; structuredClone is slower for small objects). */
+export function copyState(state: GovernorState): GovernorState {
+  return {
+    ...state,
+    slots: state.slots.map((s) => [s[0], s[1], s[2]] as SlotTuple),
+    anchor: state.anchor ? { ...state.anchor } : null,
+    probe: state.probe ? { ...state.probe } : null,
+    inFlight: state.inFlight.map((f) => [f[0], f[1]] as [number, number]),
+  };
+}
+
+const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_EPOCH_MS;
+const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+const isPositive = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1e12;
+
+function readSlots(value: unknown): SlotTuple[] | null {
+  if (!Array.isArray(value) || value.length > MAX_SLOTS * 4) return null;
+  const slots: SlotTuple[] = [];
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== 3 || !isTime(item[0]) || !isCount(item[1]) || !isPositive(item[2])) return null;
+    slots.push([item[0], item[1], item[2]]);
+  }
+  slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return slots;
+}
+
+function readAnchor(value: unknown): Anchor | null | undefined {
+  if (value === null) return null;
+  if (typeof value !== "object" || Array.isArray(value)) return undefined;
+  const a = value as Record<string, unknown>;
+  if (!(typeof a.remaining === "number" && Number.isFinite(a.remaining)) || !isCount(a.seq) || !isTime(a.atMs) || !isTime(a.resetAtMs)) return undefined;
+  const lateUnits = typeof a.lateUnits === "number" && Number.isFinite(a.lateUnits) && a.lateUnits >= 0 ? a.lateUnits : 0;
+  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: a.atMs, resetAtMs: a.resetAtMs, lateUnits };
+}
+
+/**
+ * Reads a state written elsewhere. Anything malformed gives null with the reason, never an
+ * exception: the caller starts the scope afresh (waiting too little is corrected by the next
+ * throttle; a broken store must not fail a step).
+ */
+export function readState(value: unknown): { state: GovernorState } | { error: string } {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "not an object" };
+  const v = value as Record<string, unknown>;
+  if (v.v !== 1) return { error: `unknown version ${JSON.stringify(v.v)?.slice(0, 20)}` };
+  const slots = readSlots(v.slots);
+  if (slots === null) return { error: "slots are malformed" };
+  const anchor = readAnchor(v.anchor ?? null);
+  if (anchor === undefined) return { error: "anchor is malformed" };
+  const numbers: Array<[string, (x: unknown) => boolean]> = [
+    ["seq", isCount],
+    ["lastGrantMs", isTime],
+    ["notBeforeMs", isTime],
+    ["throttleStreak", isCount],
+    ["okInWindow", isCount],
+    ["windowStartMs", isTime],
+    ["learnedAtSeq", isCount],
+    ["rttMs", isTime],
+    ["updatedAtMs", isTime],
+    ["unitsPerRequest", isPositive],
+  ];
+  for (const [name, check] of numbers) if (!check(v[name])) return { error: `${name} is not a valid number` };
+  for (const name of ["limit", "windowMs", "inFlightCap"]) if (v[name] !== null && !isPositive(v[name])) return { error: `${name} is not a positive number or null` };
+  const refill = v.refill as Refill;
+  if (refill !== "window" && refill !== "fixed" && refill !== "bucket") return { error: "refill is not window, fixed or bucket" };
+  const windowSource = v.windowSource;
+  if (windowSource !== null && windowSource !== "shown" && windowSource !== "inferred") return { error: "windowSource is malformed" };
+  const probe = v.probe === null ? null : readProbe(v.probe);
+  if (probe === undefined) return { error: "probe is malformed" };
+  const inFlight = readInFlight(v.inFlight);
+  if (inFlight === null) return { error: "inFlight is malformed" };
+  const state: GovernorState = {
+    v: 1,
+    seq: v.seq as number,
+    lastGrantMs: v.lastGrantMs as number,
+    notBeforeMs: v.notBeforeMs as number,
+    notBeforeReason: typeof v.notBeforeReason === "string" ? clip(v.notBeforeReason) : "",
+    notBeforeType: typeof v.notBeforeType === "string" && LIMIT_TYPES.includes(v.notBeforeType) ? (v.notBeforeType as LimitType) : "unknown",
+    limit: v.limit as number | null,
+    windowMs: v.windowMs as number | null,
+    windowSource,
+    refill,
+    unitsPerRequest: v.unitsPerRequest as number,
+    slots,
+    anchor,
+    probe,
+    inFlight,
+    inFlightCap: v.inFlightCap as number | null,
+    inFlightCapGrows: v.inFlightCapGrows === true,
+    throttleStreak: v.throttleStreak as number,
+    breakerOpen: v.breakerOpen === true,
+    okInWindow: v.okInWindow as number,
+    windowStartMs: v.windowStartMs as number,
+    learnedAtSeq: v.learnedAtSeq as number,
+    rttMs: v.rttMs as number,
+    othersPerMs: typeof v.othersPerMs === "number" && Number.isFinite(v.othersPerMs) && v.othersPerMs >= 0 && v.othersPerMs < 1e6 ? v.othersPerMs : 0,
+    updatedAtMs: v.updatedAtMs as number,
+  };
+  return { state };
+}
+
+function readProbe(value: unknown): { seq: number; atMs: number; untilMs: number } | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const p = value as Record<string, unknown>;
+  return isCount(p.seq) && isTime(p.atMs) && isTime(p.untilMs) ? { seq: p.seq, atMs: p.atMs, untilMs: p.untilMs } : undefined;
+}
+
+function readInFlight(value: unknown): [number, number][] | null {
+  if (!Array.isArray(value) || value.length > MAX_IN_FLIGHT) return null;
+  const out: [number, number][] = [];
+  for (const item of value) {
+    if (!Array.isArray(item) || item.length !== 2 || !isCount(item[0]) || !isTime(item[1])) return null;
+    out.push([item[0], item[1]]);
+  }
+  return out;
+}
+
+/** Merges the oldest slots pairwise until at most MAX_SLOTS remain: counts are kept, each merged slot takes the later time (it frees later: never early). */
+export function boundSlots(slots: SlotTuple[]): SlotTuple[] {
+  let out = slots;
+  while (out.length > MAX_SLOTS) {
+    const excess = out.length - MAX_SLOTS;
+    const merged: SlotTuple[] = [];
+    let i = 0;
+    for (let m = 0; m < excess && i + 1 < out.length; m++, i += 2) {
+      const a = out[i]!;
+      const b = out[i + 1]!;
+      merged.push([b[0], b[1], a[2] + b[2]]);
+    }
+    out = [...merged, ...out.slice(i)];
+  }
+  return out;
+}

@@ -1,0 +1,149 @@
+/**
+ * The rate governor's vocabulary. One GovernorState per rate-limit scope, a plain JSON-safe
+ * object, so that the same state machine can live in memory, in Prismatic cross-flow state, or
+ * (ported to a Lua script) in Redis.
+ *
+ * The governor hands out SLOTS: each request claims the next start time at which the scope's
+ * budget allows it, so workers are spaced instead of stopped and restarted together. It learns
+ * the budget from what the API shows (remaining, limit, reset, window length, restore rate) and,
+ * when the API shows nothing, from its throttles.
+ */
+import type { LimitType } from "../types";
+
+/** How spent units come back. */
+export type Refill =
+  /** Each unit comes back windowMs after it was spent (a sliding log; also safe for fixed windows and buckets). */
+  | "window"
+  /** All units come back at each reset (a fixed window); learned when a reset showed the full limit again. */
+  | "fixed"
+  /** Units come back continuously at limit / windowMs (a token bucket whose restore rate the API shows). */
+  | "bucket";
+
+/** One granted start: [atMs, seq, units]. A tuple keeps the stored state small. */
+export type SlotTuple = [atMs: number, seq: number, units: number];
+
+/** The server's own count, as one answer showed it. */
+export interface Anchor {
+  /** Units left after the observed request, as the server counted at its arrival. */
+  remaining: number;
+  /** The claim that answer belongs to: claims with a higher seq are not in `remaining` yet. */
+  seq: number;
+  /** When that claim was sent (the server counted it about then), epoch ms. */
+  atMs: number;
+  /** The server's reset: by then at least one unit is back (0 when not shown). */
+  resetAtMs: number;
+  /**
+   * Units of earlier claims still unanswered when this answer came: sent about the same time,
+   * they reached the server after the observed one, so its count does not include them either.
+   */
+  lateUnits: number;
+}
+
+export interface GovernorState {
+  v: 1;
+  /** Claims granted so far (the last claim's seq). */
+  seq: number;
+  /** The latest start granted: grants are first come, first served, never earlier than this. */
+  lastGrantMs: number;
+  /** The server's wait: no start before this (0: none). Set-if-later. */
+  notBeforeMs: number;
+  notBeforeReason: string;
+  notBeforeType: LimitType | "unknown";
+  /** Units per window (requests, or points for a cost budget), or null when not known yet. */
+  limit: number | null;
+  /** The window length, ms, or null when not known. */
+  windowMs: number | null;
+  /** Where windowMs came from: "shown" (the API said it) or "inferred" (from resets and throttles). */
+  windowSource: "shown" | "inferred" | null;
+  refill: Refill;
+  /** Units one request spends (1 for request counts; a GraphQL query's cost for point budgets). */
+  unitsPerRequest: number;
+  /** Granted starts, ascending by time (and seq), bounded. */
+  slots: SlotTuple[];
+  anchor: Anchor | null;
+  /** A single request allowed in flight to learn (cold start, half-open breaker, a reset): others wait for its answer. */
+  probe: { seq: number; atMs: number; untilMs: number } | null;
+  /** Claims granted and not answered yet: [seq, leaseUntilMs]. */
+  inFlight: [seq: number, leaseUntilMs: number][];
+  /** The most requests in flight at once (slow start, or a concurrency limit learned from a throttle), or null for none. */
+  inFlightCap: number | null;
+  /** Slow start: the cap grows by one per success (doubling per round trip); a learned concurrency limit does not. */
+  inFlightCapGrows: boolean;
+  /** Throttled answers in a row; at breakerThreshold the breaker opens (one probe at a time after the wait). */
+  throttleStreak: number;
+  breakerOpen: boolean;
+  /** Learning when the API shows no budget: successes in the current window and when it began. */
+  okInWindow: number;
+  windowStartMs: number;
+  /** The seq of the last throttle used for learning (answers to earlier claims still count as successes). */
+  learnedAtSeq: number;
+  /** Smoothed answer time, ms (for probe leases and re-checks). */
+  rttMs: number;
+  /**
+   * Units per ms that others spend from the same budget (other executions that do not share this
+   * state, other apps on the same key): what the server's count lost beyond our own claims between
+   * two readings. Kept in reserve, so that executions which cannot see each other do not all spend
+   * the same last units.
+   */
+  othersPerMs: number;
+  updatedAtMs: number;
+}
+
+/** What the client asks for. */
+export interface ClaimRequest {
+  nowMs: number;
+  /** Do not reserve a start later than this (the inline limit, or the deadline): answer "defer" instead. */
+  latestStartMs: number;
+  /** Units this request will spend; the scope's own estimate when absent. */
+  units?: number;
+  /**
+   * A draw in [0, 1) from the caller's random source. When others share the budget unseen and
+   * the last units are contended, each request takes one with a fair probability instead of all
+   * taking the same ones. Without it the governor is deterministic.
+   */
+  random?: number;
+}
+
+export type ClaimResult =
+  /** Start at atMs (now or later); the slot is reserved under seq. */
+  | { kind: "go"; atMs: number; seq: number; probe: boolean; why: string }
+  /** Nothing reserved: ask again at untilMs, or sooner when the state changes (a probe is out). */
+  | { kind: "wait"; untilMs: number; why: string }
+  /** The earliest start is past latestStartMs: nothing reserved; resume at notBeforeMs. */
+  | { kind: "defer"; notBeforeMs: number; why: string; limitType: LimitType | "unknown" };
+
+/** What the client tells the governor after an answer (or its absence). */
+export interface Observation {
+  seq: number;
+  sentAtMs: number;
+  nowMs: number;
+  /** ok: not a throttle (a success or an ordinary error); throttled; lost: no answer (timeout, reset, abort). */
+  kind: "ok" | "throttled" | "lost";
+  limitType: LimitType;
+  /** The server's wait from nowMs (a floor), or the client's own backoff when the server gave none. */
+  waitMs: number | null;
+  /** Whether waitMs came from the server (a floor for everyone) or from the client's backoff. */
+  waitFromServer: boolean;
+  budget: ObservedBudget | null;
+  reason: string;
+}
+
+/** A verdict's budget, in the governor's terms (epoch ms on the local clock). */
+export interface ObservedBudget {
+  remaining: number;
+  limit: number | null;
+  resetAtMs: number | null;
+  windowMs: number | null;
+  restorePerSecond: number | null;
+  /** Units this request spent, when the API says (a GraphQL query's cost). */
+  unitsPerRequest: number | null;
+}
+
+export interface GovernorOptions {
+  /** Throttles in a row that open the breaker. Default 3. */
+  breakerThreshold: number;
+  /** How long a probe or an in-flight claim may stay unanswered before others stop waiting for it. */
+  leaseMs: number;
+}
+
+export const DEFAULT_GOVERNOR_OPTIONS: Readonly<GovernorOptions> = Object.freeze({ breakerThreshold: 3, leaseMs: 30_000 });
