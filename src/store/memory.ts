@@ -1,0 +1,179 @@
+/**
+ * The in-memory store: one process's governors. Every operation runs synchronously inside one
+ * call, so it is atomic; waiters held by a probe are woken as soon as the scope changes (the
+ * probe's answer arrives), not after a fixed lease.
+ */
+import { randomBytes } from "node:crypto";
+import { claim, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, observe, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import type { ClaimScopes, GovernorStore, StoreClaim } from "./types";
+
+/** The time source a store waits on (the client's clock: real, or virtual in the lab). */
+export interface StoreClock {
+  nowMs(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+export interface MemoryStoreOptions {
+  clock?: StoreClock;
+  governor?: Partial<GovernorOptions>;
+  /** The most scopes kept. Past it, scopes with nothing ahead go first (least recently used); a wait still ahead goes last. Default 500. */
+  maxScopes?: number;
+  /** The fingerprint salt; a random one per store when absent. */
+  salt?: string;
+  /** Called with every decision, for tracing (the lab's --trace, a user's metrics). Must not throw. */
+  onEvent?: (event: StoreEvent) => void;
+}
+
+/** One governor decision, as it was made. */
+export type StoreEvent =
+  | { kind: "claim"; scope: string; request: ClaimRequest; result: ClaimResult; state: GovernorState }
+  | { kind: "observe"; scope: string; observation: Observation; state: GovernorState };
+
+export interface MemoryStore extends GovernorStore {
+  /** Every scope's state (copies are not made: treat as read-only). */
+  snapshot(): ReadonlyMap<string, GovernorState>;
+  /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
+  load(scopes: Record<string, unknown>): string[];
+  readonly saltValue: string;
+}
+
+const defaultClock: StoreClock = {
+  nowMs: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+      const timer = setTimeout(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.max(0, Math.min(ms, 2 ** 31 - 1)));
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason instanceof Error ? signal.reason : new Error("aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    }),
+};
+
+/** Whether a scope still holds something that matters: a wait ahead, a probe or claims out. */
+function holdsSomethingAhead(state: GovernorState, nowMs: number): boolean {
+  return state.notBeforeMs > nowMs || state.lastGrantMs > nowMs || state.inFlight.length > 0 || state.probe !== null;
+}
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  const clock = options.clock ?? defaultClock;
+  const governorOptions: GovernorOptions = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
+  const maxScopes = options.maxScopes ?? 500;
+  const saltValue = options.salt ?? randomBytes(16).toString("hex");
+  const states = new Map<string, GovernorState>();
+  const waiters = new Map<string, Set<() => void>>();
+
+  function notify(scope: string): void {
+    const set = waiters.get(scope);
+    if (!set) return;
+    waiters.delete(scope);
+    for (const wake of set) wake();
+  }
+
+  function evictIfFull(nowMs: number): void {
+    if (states.size <= maxScopes) return;
+    // Least recently used first among scopes with nothing ahead; a wait still ahead is kept
+    // longest (losing it costs a throttle), and among those the one that ends first goes first.
+    const ranked = [...states.entries()].sort(([, a], [, b]) => {
+      const aheadA = holdsSomethingAhead(a, nowMs) ? 1 : 0;
+      const aheadB = holdsSomethingAhead(b, nowMs) ? 1 : 0;
+      if (aheadA !== aheadB) return aheadA - aheadB;
+      return aheadA ? a.notBeforeMs - b.notBeforeMs : a.updatedAtMs - b.updatedAtMs;
+    });
+    for (const [scope] of ranked.slice(0, states.size - maxScopes)) states.delete(scope);
+  }
+
+  function put(scope: string, state: GovernorState, nowMs: number): void {
+    const isNew = !states.has(scope);
+    states.set(scope, state);
+    if (isNew) evictIfFull(nowMs);
+    notify(scope);
+  }
+
+  const stateOf = (scope: string, nowMs: number): GovernorState => states.get(scope) ?? emptyState(nowMs);
+
+  const store: MemoryStore = {
+    kind: "memory",
+    saltValue,
+    async claim(scopes: ClaimScopes, request): Promise<StoreClaim> {
+      let state = stateOf(scopes.governor, request.nowMs);
+      for (const hold of scopes.holds) {
+        const held = states.get(hold);
+        if (held && held.notBeforeMs > state.notBeforeMs) state = holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType);
+      }
+      const next = claim(state, request, governorOptions);
+      options.onEvent?.({ kind: "claim", scope: scopes.governor, request, result: next.result, state: next.state });
+      put(scopes.governor, next.state, request.nowMs);
+      return { result: next.result, nowMs: request.nowMs };
+    },
+    async observe(scope, observation) {
+      const after = observe(stateOf(scope, observation.nowMs), observation, governorOptions);
+      options.onEvent?.({ kind: "observe", scope, observation, state: after });
+      put(scope, after, observation.nowMs);
+    },
+    async release(scope, seq) {
+      const state = states.get(scope);
+      if (state) put(scope, release(state, seq), clock.nowMs());
+    },
+    async holdUntil(scope, untilMs, reason, limitType) {
+      const nowMs = clock.nowMs();
+      const next = holdUntil(stateOf(scope, nowMs), untilMs, reason, limitType);
+      put(scope, next, nowMs);
+      return next;
+    },
+    async clear(scope) {
+      const had = states.delete(scope);
+      notify(scope);
+      return had;
+    },
+    async scopesUnder(base) {
+      return [...states.entries()].filter(([key]) => key === base || key.startsWith(`${base}|`));
+    },
+    changed(scope, waitMs, signal) {
+      return new Promise<void>((resolve, reject) => {
+        const stop = new AbortController();
+        const onAbort = () => stop.abort(signal?.reason);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        const set = waiters.get(scope) ?? new Set<() => void>();
+        waiters.set(scope, set);
+        const wake = () => {
+          set.delete(wake);
+          signal?.removeEventListener("abort", onAbort);
+          stop.abort();
+          resolve();
+        };
+        set.add(wake);
+        clock.sleep(waitMs, stop.signal).then(wake, (error: unknown) => {
+          set.delete(wake);
+          signal?.removeEventListener("abort", onAbort);
+          if (signal?.aborted) reject(error);
+          else resolve();
+        });
+      });
+    },
+    async salt() {
+      return saltValue;
+    },
+    async close() {},
+    snapshot: () => states,
+    load(scopes) {
+      const problems: string[] = [];
+      for (const [scope, value] of Object.entries(scopes)) {
+        if (scope.length === 0 || scope.length > 1000) {
+          problems.push("a scope key is empty or longer than 1000 characters; it was dropped");
+          continue;
+        }
+        const read = readState(value);
+        if ("error" in read) problems.push(`the state of scope ${scope.slice(0, 120)} was dropped: ${read.error}`);
+        else states.set(scope, read.state);
+      }
+      evictIfFull(clock.nowMs());
+      return problems;
+    },
+  };
+  return store;
+}
