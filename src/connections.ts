@@ -1,6 +1,6 @@
 /**
  * Connections: how the component authenticates. Each has an optional base URL so a step can use a
- * path as its url. The secrets they hold are handed to the client for fingerprinting (the ledger
+ * path as its url. The secrets they hold are handed to the client for fingerprinting (the
  * scope keeps only a hash) and for redaction (no log line, result or error shows them).
  */
 import { connection, oauth2Connection, OAuth2Type, type Connection } from "@prismatic-io/spectral";
@@ -90,7 +90,7 @@ export interface ConnectionAuth {
   baseUrl?: string;
   headers: Record<string, string>;
   params: Record<string, string>;
-  /** Material fingerprinted into the ledger scope (hashed, never stored). */
+  /** Material fingerprinted into the rate-limit scope (a keyed hash, never stored). */
   credential: string[];
   /** Everything to redact. */
   secrets: string[];

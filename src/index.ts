@@ -1,6 +1,6 @@
 /**
  * The Prismatic component. Its actions are Prismatic glue only; the logic lives in src/client
- * (createThrottleClient) and src/ledger, which are also exported for code-native integrations
+ * (createThrottleClient) and src/store, which are also exported for code-native integrations
  * and plain Node users.
  */
 import { component } from "@prismatic-io/spectral";
@@ -22,5 +22,5 @@ export default component({
 
 export { createThrottleClient, ThrottleDeferredError, WriteOutcomeUnknownError, ThrottleInputError } from "./client";
 export type { ThrottleClient, ThrottleClientOptions, ThrottleRequest, ThrottleResult } from "./client";
-export { createMemoryLedger, createStateLedger, LEDGER_STATE_KEY } from "./ledger";
-export type { Ledger, LedgerEntry, LedgerState } from "./ledger";
+export { createMemoryStore, createCrossFlowStore, STATE_KEY } from "./store";
+export type { GovernorStore, MemoryStore, CrossFlowStore } from "./store";

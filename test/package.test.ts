@@ -52,7 +52,7 @@ interface ProbeReport {
 }
 
 /** The names a user is promised on "." (README "From code"); the package may export more. */
-const PROMISED = ["createThrottleClient", "ThrottleDeferredError", "WriteOutcomeUnknownError", "ThrottleInputError", "createMemoryLedger", "createStateLedger", "LEDGER_STATE_KEY", "classify", "plan", "budgetNotBefore", "DEFAULT_POLICY"];
+const PROMISED = ["createThrottleClient", "ThrottleDeferredError", "WriteOutcomeUnknownError", "ThrottleInputError", "createMemoryStore", "createCrossFlowStore", "STATE_KEY", "claim", "observe", "classify", "plan", "budgetNotBefore", "DEFAULT_POLICY"];
 const ENGINE_PROMISED = ["classify", "plan", "budgetNotBefore", "DEFAULT_POLICY", "parseHttpDate", "dialects"];
 
 async function run(command: string, args: string[], cwd: string, input?: string): Promise<{ stdout: string; stderr: string }> {
@@ -77,14 +77,14 @@ const USER_CODE: Record<string, string> = {
   "esm-user.mts": `
 import { createRequire } from "node:module";
 import * as pkg from "throttle-aware-http";
-import { budgetNotBefore, classify, createMemoryLedger, createThrottleClient, DEFAULT_POLICY, plan, ThrottleDeferredError, type Decision, type ThrottleResult, type Verdict } from "throttle-aware-http";
+import { budgetNotBefore, classify, createMemoryStore, createThrottleClient, DEFAULT_POLICY, plan, ThrottleDeferredError, type Decision, type ThrottleResult, type Verdict } from "throttle-aware-http";
 import * as engine from "throttle-aware-http/engine";
 
 const nowMs = Date.parse("2026-03-02T09:00:00Z");
 const verdict: Verdict = classify({ request: { method: "GET", url: "https://api.example.com/items" }, response: { status: 429, headers: { "retry-after": "2" } } }, { nowMs });
 const decision: Decision = plan(verdict, { attempts: 1, firstAttemptAtMs: nowMs }, DEFAULT_POLICY, { nowMs, random: () => 0 });
 const paceUntil: string | null = budgetNotBefore(verdict, 0, nowMs);
-const client = createThrottleClient({ baseUrl: "http://127.0.0.1:9", ledger: createMemoryLedger(), onLongWait: "defer" });
+const client = createThrottleClient({ baseUrl: "http://127.0.0.1:9", store: createMemoryStore(), onLongWait: "defer" });
 export async function fetchItems(): Promise<ThrottleResult> {
   try {
     return await client.request({ method: "GET", url: "/items" });

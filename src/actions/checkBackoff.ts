@@ -1,8 +1,7 @@
 import { action } from "@prismatic-io/spectral";
 import { parseScope, scopeInputs } from "../inputs";
-import type { LedgerEntry } from "../ledger";
-import { credentialScopesSchema, isoTime, ledgerEntrySchema, NOT_BEFORE_DESCRIPTION, nullable, scopeSchema, warningSchema, type Schema } from "./schemas";
-import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, entriesUnder, openLedger, requestPartsOf, type CredentialScope } from "./shared";
+import { credentialScopesSchema, isoTime, NOT_BEFORE_DESCRIPTION, nullable, scopeSchema, scopeViewSchema, warningSchema, type Schema } from "./schemas";
+import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, nextStartMs, openStore, requestPartsOf, scopesUnder, viewOf, type CredentialScope, type ScopeView } from "./shared";
 
 interface CheckData {
   ready: boolean;
@@ -11,7 +10,7 @@ interface CheckData {
   waitSeconds: number;
   waitMs: number;
   reason: string;
-  entry: LedgerEntry | null;
+  entry: ScopeView | null;
   warning: string | null;
   credentialScopes: CredentialScope[];
 }
@@ -23,7 +22,16 @@ const blockedExample: CheckData = {
   waitSeconds: 3540,
   waitMs: 3_540_000,
   reason: "429 with Retry-After: 3600.",
-  entry: { notBefore: "2026-03-02T11:00:00.000Z", provider: "generic", limitType: "burst", reason: "429 with Retry-After: 3600.", setAt: "2026-03-02T10:00:00.000Z", consecutiveThrottles: 1, breaker: "closed" },
+  entry: {
+    notBefore: "2026-03-02T11:00:00.000Z",
+    nextStart: "2026-03-02T11:00:00.000Z",
+    reason: "429 with Retry-After: 3600.",
+    limitType: "burst",
+    breaker: "closed",
+    throttlesInARow: 1,
+    budget: { limit: 60, windowSeconds: 60, remaining: 0, resetAt: "2026-03-02T10:01:00.000Z", learnedFrom: "inferred" },
+    updatedAt: "2026-03-02T10:00:00.000Z",
+  },
   warning: null,
   credentialScopes: [],
 };
@@ -51,7 +59,7 @@ const checkSchema = (example: CheckData): Schema => ({
     waitSeconds: { type: "integer", minimum: 0, description: "Seconds until the not_before (rounded up); 0 when Ready." },
     waitMs: { type: "integer", minimum: 0, description: "The same wait in milliseconds." },
     reason: { type: "string", description: "Why the scope is blocked (from the recorded answer), or why it is ready." },
-    entry: nullable(ledgerEntrySchema),
+    entry: nullable(scopeViewSchema),
     warning: warningSchema,
     credentialScopes: credentialScopesSchema,
   },
@@ -75,25 +83,30 @@ export const checkBackoff = action({
   perform: async (context, params): Promise<{ branch: "Ready" | "Blocked"; data: CheckData }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const scope = baseScopeOf(target);
-    const ledger = openLedger(context, nowMs);
-    const entries = entriesUnder(ledger, scope, requestPartsOf(target));
-    const latest = entries.reduce<LedgerEntry | null>((best, [, e]) => (best === null || Date.parse(e.notBefore) > Date.parse(best.notBefore) ? e : best), null);
-    const notBeforeMs = latest ? Date.parse(latest.notBefore) : 0;
-    const blocked = latest !== null && notBeforeMs > nowMs;
-    const credentialScopes = credentialScopesForHost(ledger, target, scope);
+    const store = openStore(context);
+    const scope = await baseScopeOf(target, store);
+    const scopes = await scopesUnder(store, scope, requestPartsOf(target, store));
+    // The latest start any of the scope's parts allows: the API's wait, or its budget spent until a refill.
+    const latest = scopes.reduce<{ atMs: number; key: string } | null>((best, [key, state]) => {
+      const atMs = nextStartMs(state, nowMs);
+      return best === null || atMs > best.atMs ? { atMs, key } : best;
+    }, null);
+    const blocked = latest !== null && latest.atMs > nowMs;
+    const state = latest ? store.snapshot().get(latest.key) : undefined;
+    const view = state ? viewOf(state, nowMs) : null;
+    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
     const warning = credentialScopesWarning(credentialScopes, nowMs, "checked");
     if (warning) context.logger.warn(warning);
-    const waitMs = blocked ? notBeforeMs - nowMs : 0;
-    const readyReason = warning ? "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning)." : "No not_before ahead for this scope.";
+    const waitMs = blocked && latest ? latest.atMs - nowMs : 0;
+    const readyReason = warning ? "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning)." : "No not_before ahead for this scope, and its budget allows a request now.";
     const data: CheckData = {
       ready: !blocked,
       scope,
-      notBefore: blocked && latest ? latest.notBefore : null,
+      notBefore: blocked && latest ? new Date(latest.atMs).toISOString() : null,
       waitSeconds: Math.ceil(waitMs / 1000),
       waitMs,
-      reason: blocked && latest ? latest.reason : readyReason,
-      entry: latest,
+      reason: blocked && view ? view.reason : readyReason,
+      entry: view,
       warning,
       credentialScopes,
     };

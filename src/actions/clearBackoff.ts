@@ -1,7 +1,7 @@
 import { action } from "@prismatic-io/spectral";
 import { parseScope, scopeInputs } from "../inputs";
 import { credentialScopesSchema, scopeSchema, warningSchema, type Schema } from "./schemas";
-import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, entriesUnder, openLedger, type CredentialScope } from "./shared";
+import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, openStore, scopesUnder, type CredentialScope } from "./shared";
 
 interface ClearData {
   scope: string;
@@ -40,21 +40,21 @@ export const clearBackoff = action({
     directions: `${SAME_SCOPE_DIRECTIONS} The breaker is what stops every request after several throttles in a row; clearing lets the next request go out at once.`,
   },
   inputs: scopeInputs,
-  // Writes the not_before ledger into cross-flow state: never run it just to fill the designer.
+  // Writes this component's state into cross-flow state: never run it just to fill the designer.
   performSafety: "notAllowed",
   examplePayload: { data: clearExample },
   outputSchema: { type: "actionOutput", schema: clearSchema },
   perform: async (context, params): Promise<{ data: ClearData; crossFlowState?: Record<string, unknown> }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const scope = baseScopeOf(target);
-    const ledger = openLedger(context, nowMs);
-    const clearedScopes = entriesUnder(ledger, scope).map(([key]) => key);
-    for (const key of clearedScopes) ledger.clear(key);
-    const credentialScopes = credentialScopesForHost(ledger, target, scope);
+    const store = openStore(context);
+    const scope = await baseScopeOf(target, store);
+    const clearedScopes = (await scopesUnder(store, scope)).map(([key]) => key);
+    for (const key of clearedScopes) await store.clear(key);
+    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
     const warning = credentialScopesWarning(credentialScopes, nowMs, "cleared");
     if (warning) context.logger.warn(warning);
     const data: ClearData = { scope, cleared: clearedScopes.length, clearedScopes, warning, credentialScopes };
-    return { data, crossFlowState: ledger.toCrossFlowState(context.crossFlowState) };
+    return { data, crossFlowState: store.toCrossFlowState() };
   },
 });

@@ -1,9 +1,9 @@
 import { action, input } from "@prismatic-io/spectral";
+import type { GovernorState } from "../engine";
 import { ThrottleInputError } from "../client";
 import { parseJsonish, parseOptionalText, parseScope, parseSeconds, scopeInputs, type NumberSpec } from "../inputs";
-import type { LedgerEntry } from "../ledger";
-import { credentialScopesSchema, isoTime, ledgerEntrySchema, NOT_BEFORE_DESCRIPTION, scopeSchema, warningSchema, type Schema } from "./schemas";
-import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, openLedger, type CredentialScope } from "./shared";
+import { credentialScopesSchema, isoTime, NOT_BEFORE_DESCRIPTION, scopeSchema, scopeViewSchema, warningSchema, type Schema } from "./schemas";
+import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, openStore, viewOf, type CredentialScope, type ScopeView } from "./shared";
 
 const WAIT: NumberSpec = { label: "Wait (seconds)", fallback: 60, min: 0, max: 31 * 86_400 };
 
@@ -48,7 +48,7 @@ interface RecordData {
   scope: string;
   requested: string;
   kept: boolean;
-  entry: LedgerEntry;
+  entry: ScopeView;
   warning: string | null;
   credentialScopes: CredentialScope[];
 }
@@ -57,7 +57,16 @@ const recordExample: RecordData = {
   scope: "generic|api.example.com|3f9a1c0d2b7e4a56",
   requested: "2026-03-02T11:00:00.000Z",
   kept: true,
-  entry: { notBefore: "2026-03-02T11:00:00.000Z", provider: "generic", limitType: "burst", reason: "429 with Retry-After: 3600.", setAt: "2026-03-02T10:00:00.000Z", consecutiveThrottles: 0, breaker: "closed" },
+  entry: {
+    notBefore: "2026-03-02T11:00:00.000Z",
+    nextStart: "2026-03-02T11:00:00.000Z",
+    reason: "429 with Retry-After: 3600.",
+    limitType: "burst",
+    breaker: "closed",
+    throttlesInARow: 0,
+    budget: { limit: null, windowSeconds: null, remaining: null, resetAt: null, learnedFrom: null },
+    updatedAt: "2026-03-02T10:00:00.000Z",
+  },
   warning: null,
   credentialScopes: [],
 };
@@ -69,7 +78,7 @@ const recordSchema: Schema = {
     scope: scopeSchema,
     requested: isoTime("The not_before this step asked to record."),
     kept: { type: "boolean", description: "True when it was recorded; false when a later not_before was already recorded (the later one always wins)." },
-    entry: { ...ledgerEntrySchema, description: "What is recorded for the scope now." },
+    entry: { ...scopeViewSchema, description: "What is recorded for the scope now." },
     warning: warningSchema,
     credentialScopes: credentialScopesSchema,
   },
@@ -114,22 +123,22 @@ export const recordBackoff = action({
     }),
     reason: input({ label: "Reason", type: "string", required: false, comments: "Why the wait is recorded; shown by Check Backoff and by Send Request steps that wait for it.", example: "Nightly sync used up the daily quota", placeholder: "Why", clean: parseOptionalText }),
   },
-  // Writes the not_before ledger into cross-flow state: never run it just to fill the designer.
+  // Writes this component's state into cross-flow state: never run it just to fill the designer.
   performSafety: "notAllowed",
   examplePayload: { data: recordExample },
   outputSchema: { type: "actionOutput", schema: recordSchema },
   perform: async (context, params): Promise<{ data: RecordData; crossFlowState?: Record<string, unknown> }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const scope = baseScopeOf(target);
+    const store = openStore(context);
+    const scope = await baseScopeOf(target, store);
     const resolved = resolveNotBefore(params, nowMs);
-    const ledger = openLedger(context, nowMs);
     const requested = new Date(resolved.notBeforeMs).toISOString();
-    const entry = ledger.setIfLater(scope, { notBefore: requested, provider: resolved.provider ?? target.provider, limitType: resolved.limitType, reason: parseOptionalText(params.reason) ?? resolved.reason }, nowMs);
-    const credentialScopes = credentialScopesForHost(ledger, target, scope);
+    const state = await store.holdUntil(scope, resolved.notBeforeMs, parseOptionalText(params.reason) ?? resolved.reason, (resolved.limitType as GovernorState["notBeforeType"]) ?? "unknown");
+    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
     const warning = credentialScopesWarning(credentialScopes, nowMs, "recorded into");
     if (warning) context.logger.warn(warning);
-    const data: RecordData = { scope, requested, kept: entry.notBefore === requested, entry, warning, credentialScopes };
-    return { data, crossFlowState: ledger.toCrossFlowState(context.crossFlowState) };
+    const data: RecordData = { scope, requested, kept: state.notBeforeMs === resolved.notBeforeMs, entry: viewOf(state, nowMs), warning, credentialScopes };
+    return { data, crossFlowState: store.toCrossFlowState() };
   },
 });

@@ -63,24 +63,35 @@ export const attemptsSchema: Schema = {
   },
 };
 
-/** A ledger entry (src/ledger/types.ts LedgerEntry). */
-export const ledgerEntrySchema: Schema = {
+/** What is recorded for a scope (src/actions/shared.ts ScopeView). */
+export const scopeViewSchema: Schema = {
   type: "object",
   description: "What is recorded for the scope.",
-  required: ["notBefore", "provider", "limitType", "reason", "setAt", "consecutiveThrottles", "breaker"],
+  required: ["notBefore", "nextStart", "reason", "limitType", "breaker", "throttlesInARow", "budget", "updatedAt"],
   properties: {
-    notBefore: isoTime(NOT_BEFORE_DESCRIPTION),
-    provider: text("The provider rules that recorded it."),
-    limitType: text("What kind of limit it came from (burst, quota, cost, server...)."),
-    reason: text("Why it was recorded."),
-    setAt: isoTime("When it was last written."),
-    consecutiveThrottles: count("Throttled answers in a row for this scope."),
+    notBefore: nullable(isoTime(`${NOT_BEFORE_DESCRIPTION} Null when none is ahead.`)),
+    nextStart: nullable(isoTime("The earliest time the scope's budget lets the next request start (the API's wait, or a budget spent until it refills); null when now.")),
+    reason: text("Why the scope is held back, or that nothing holds it."),
+    limitType: text("What kind of limit the wait came from (burst, quota, cost, server...)."),
     breaker: {
       type: "string",
       enum: ["closed", "open", "half_open"],
-      description: "The scope's breaker: closed (normal); open (after Breaker Threshold throttles in a row, no request before the not_before); half_open (one probe, a single trial request, is checking whether the API accepts calls again).",
+      description: "The scope's breaker: closed (normal); open (after Breaker Threshold throttles in a row: after the not_before, one request goes first); half_open (that one request, the probe, is out; the others wait for its answer).",
     },
-    probeUntil: isoTime("While a probe is in flight, other requests wait until this time."),
+    throttlesInARow: count("Throttled answers in a row for this scope."),
+    budget: {
+      type: "object",
+      description: "The API's budget as the scope learned it from the API's own answers.",
+      required: ["limit", "windowSeconds", "remaining", "resetAt", "learnedFrom"],
+      properties: {
+        limit: { type: ["number", "null"], description: "Requests (or cost points) per window." },
+        windowSeconds: { type: ["number", "null"], description: "The window's length in seconds." },
+        remaining: { type: ["number", "null"], description: "What the last answer showed as left." },
+        resetAt: nullable(isoTime("When the last answer said the budget resets.")),
+        learnedFrom: { type: ["string", "null"], enum: ["shown", "inferred", null], description: "shown: the API states its window; inferred: learned from resets and throttles." },
+      },
+    },
+    updatedAt: isoTime("When the scope was last updated."),
   },
 };
 

@@ -5,11 +5,11 @@ import { checkUrl, parseDebugRequest, parsePolicy, parseRequest, sendRequestInpu
 import { createDebugLog, type DebugLog } from "./debugLog";
 import { toMultipartBody } from "./multipart";
 import { attemptsSchema, isoTime, NOT_BEFORE_DESCRIPTION, nullable, scopeSchema, verdictSchema, type Schema } from "./schemas";
-import { openLedger, throttleClientFor } from "./shared";
+import { openStore, throttleClientFor } from "./shared";
 
 /** The client's wording names code options; the designer's names the inputs a builder sees. */
 function inDesignerTerms(text: string): string {
-  return text.replace(/\bset idempotencyKey\b/g, "fill in Idempotency Key");
+  return text.replace(/\bset (?:an idempotency key|idempotencyKey)\b/g, "fill in Idempotency Key");
 }
 
 const exampleVerdict = {
@@ -95,15 +95,16 @@ async function bodyOf(request: ParsedRequest): Promise<{ data: unknown; headers:
 async function send(context: ActionContext, params: Record<string, unknown>, request: ParsedRequest, policy: StepPolicy, nowMs: number) {
   const auth = authFromConnection(params.connection as Parameters<typeof authFromConnection>[0]);
   checkUrl(request.url, auth);
-  const ledger = openLedger(context, nowMs);
-  const client = throttleClientFor({ context, auth, policy, ledger, nowMs });
+  const store = openStore(context);
+  const client = throttleClientFor({ context, auth, policy, store, nowMs });
   const body = await bodyOf(request);
   const debug: DebugLog | null = parseDebugRequest(params) ? createDebugLog(context, auth, request.headers) : null;
   debug?.request({ method: request.method, url: request.url, baseUrl: auth.baseUrl, queryParams: request.queryParams, headers: body.headers, body: body.data, bodySummary: body.bodySummary });
   try {
     const result = await client.request({ method: request.method, url: request.url, data: body.data, headers: body.headers, params: request.queryParams, idempotencyKey: request.idempotencyKey, responseType: request.responseType });
     debug?.response(result);
-    return { result, crossFlowState: ledger.toCrossFlowState(context.crossFlowState) };
+    // Only this component's own key: the waits and what its governors learned.
+    return { result, crossFlowState: store.toCrossFlowState() };
   } catch (error) {
     debug?.failure(error);
     if (error instanceof WriteOutcomeUnknownError) error.message = inDesignerTerms(error.message);
@@ -120,7 +121,7 @@ function deferredData(result: ThrottleResult) {
   return { outcome: "deferred" as const, notBefore: result.notBefore ?? null, waitMs, waitSeconds: Math.ceil(waitMs / 1000), reason: result.reason, scope: result.scope, attempts: result.attempts, verdict: result.verdict };
 }
 
-/** What the step returns: the branch, its data, the ledger in cross-flow state, and for respond mode the flow's HTTP answer. */
+/** What the step returns: the branch, its data, the governors in cross-flow state (our key only), and for respond mode the flow's HTTP answer. */
 type SendRequestReturn =
   | { branch: "Success"; data: ReturnType<typeof successData>; crossFlowState?: Record<string, unknown> }
   | { branch: "Deferred"; data: ReturnType<typeof deferredData>; crossFlowState?: Record<string, unknown>; statusCode?: number; contentType?: string; headers?: Record<string, string> };

@@ -1,10 +1,10 @@
-/** Prismatic glue shared by the actions: context -> ledger, logger, deadline, client, scope. */
+/** Prismatic glue shared by the actions: context -> store, logger, deadline, client, scope. */
 import type { ActionContext, Connection } from "@prismatic-io/spectral";
 import { belongsElsewhere, createThrottleClient, type ClientLogger, type ThrottleClient } from "../client";
-import type { ScopeParts } from "../engine";
+import { earliestStart, type GovernorState, type ScopeParts } from "../engine";
 import { authFromConnection, type ConnectionAuth } from "../connections";
 import { checkUrl, type StepPolicy } from "../inputs";
-import { createStateLedger, type LedgerEntry, type StateLedger } from "../ledger";
+import { createCrossFlowStore, type CrossFlowStore } from "../store";
 
 /** Prismatic stops an execution after 15 minutes; keep a margin for the steps after this one. */
 export const EXECUTION_LIMIT_MS = 15 * 60_000;
@@ -17,9 +17,9 @@ export function loggerOf(context: Pick<ActionContext, "logger">): ClientLogger {
   };
 }
 
-/** The cross-flow ledger as this execution loaded it (Prismatic loads state when an execution starts). */
-export function openLedger(context: Pick<ActionContext, "logger" | "crossFlowState">, nowMs: number): StateLedger {
-  return createStateLedger(context.crossFlowState, nowMs, { warn: (message) => context.logger.warn(message) });
+/** The governors as this execution loaded them from cross-flow state (Prismatic loads state when an execution starts). */
+export function openStore(context: Pick<ActionContext, "logger" | "crossFlowState">): CrossFlowStore {
+  return createCrossFlowStore(context.crossFlowState, { warn: (message) => context.logger.warn(message) });
 }
 
 /** The latest moment a wait may end inside this execution, from context.startedAt; null when unknown. */
@@ -33,8 +33,8 @@ export function executionDeadlineMs(startedAt: string | undefined, nowMs: number
  * The client for a step: the connection's auth plus the step's policy. Every action that sends
  * requests builds it here, so the policy inputs mean the same thing in each of them.
  */
-export function throttleClientFor(input: { context: Pick<ActionContext, "logger" | "startedAt">; auth: ConnectionAuth; policy: StepPolicy; ledger: StateLedger; nowMs: number }): ThrottleClient {
-  const { context, auth, policy, ledger, nowMs } = input;
+export function throttleClientFor(input: { context: Pick<ActionContext, "logger" | "startedAt">; auth: ConnectionAuth; policy: StepPolicy; store: CrossFlowStore; nowMs: number }): ThrottleClient {
+  const { context, auth, policy, store, nowMs } = input;
   return createThrottleClient({
     baseUrl: auth.baseUrl,
     headers: auth.headers,
@@ -43,7 +43,7 @@ export function throttleClientFor(input: { context: Pick<ActionContext, "logger"
     secrets: auth.secrets,
     provider: policy.provider,
     scopeKey: policy.scopeKey,
-    ledger,
+    store,
     logger: loggerOf(context),
     budgetThreshold: policy.budgetThreshold,
     breakerThreshold: policy.breakerThreshold,
@@ -69,29 +69,73 @@ interface ScopeInput {
   scopeKey?: string;
 }
 
-function clientFor(input: ScopeInput) {
+function clientFor(input: ScopeInput, store: CrossFlowStore) {
   const auth = authFromConnection(input.connection);
   if (input.url) checkUrl(input.url, auth);
-  return createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider });
+  return createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider, store });
 }
 
 /** The base scope for a connection + URL + provider, computed exactly as sendRequest computes it. */
-export function baseScopeOf(input: ScopeInput): string {
+export async function baseScopeOf(input: ScopeInput, store: CrossFlowStore): Promise<string> {
   if (input.scopeKey) return input.scopeKey;
-  return clientFor(input).scopeOf(input.url ?? "/");
+  return clientFor(input, store).baseScopeOf(input.url ?? "/");
 }
 
-/** The scope parts a request to the URL counts against (GitHub's resource...), as sendRequest's gate sees them. */
-export function requestPartsOf(input: ScopeInput): ScopeParts {
-  return input.url ? clientFor(input).requestPartsOf(input.url) : {};
+/** The scope parts a request to the URL counts against (GitHub's resource...), as sendRequest's governor sees them. */
+export function requestPartsOf(input: ScopeInput, store: CrossFlowStore): ScopeParts {
+  return input.url ? clientFor(input, store).requestPartsOf(input.url) : {};
 }
 
 /**
- * Every ledger entry under a base scope (the base itself and its dialect sub-scopes), less those
- * of other parts of the API than the request's (a spent search budget, for a core call).
+ * Every recorded scope under a base scope (the base itself and its parts, such as GitHub's
+ * resources), less those of other parts of the API than the request's (a spent search budget, for a core call).
  */
-export function entriesUnder(ledger: StateLedger, base: string, requestParts: ScopeParts = {}): Array<[string, LedgerEntry]> {
-  return Object.entries(ledger.entries()).filter(([key]) => (key === base || key.startsWith(`${base}|`)) && !belongsElsewhere(key, base, requestParts));
+export async function scopesUnder(store: CrossFlowStore, base: string, requestParts: ScopeParts = {}): Promise<Array<[string, GovernorState]>> {
+  return (await store.scopesUnder(base)).filter(([key]) => !belongsElsewhere(key, base, requestParts));
+}
+
+/** What is recorded for a scope, in the words the designer uses. */
+export interface ScopeView {
+  /** No request before this time (the API's wait), or null when none is ahead. */
+  notBefore: string | null;
+  /** The earliest start the scope's budget allows now (its governor's next slot), or null when now. */
+  nextStart: string | null;
+  reason: string;
+  limitType: string;
+  breaker: "closed" | "open" | "half_open";
+  throttlesInARow: number;
+  budget: { limit: number | null; windowSeconds: number | null; remaining: number | null; resetAt: string | null; learnedFrom: "shown" | "inferred" | null };
+  updatedAt: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The earliest start the scope allows now, as a read-only look (nothing is claimed). */
+export function nextStartMs(state: GovernorState, nowMs: number): number {
+  const fromMs = Math.max(nowMs, state.notBeforeMs);
+  const earliest = earliestStart(state, fromMs, state.unitsPerRequest);
+  return Math.max(fromMs, earliest.atMs);
+}
+
+export function viewOf(state: GovernorState, nowMs: number): ScopeView {
+  const nextMs = nextStartMs(state, nowMs);
+  const anchor = state.anchor;
+  return {
+    notBefore: state.notBeforeMs > nowMs ? iso(state.notBeforeMs) : null,
+    nextStart: nextMs > nowMs ? iso(nextMs) : null,
+    reason: state.notBeforeMs > nowMs ? state.notBeforeReason : nextMs > nowMs ? "The budget the API showed is spent until then." : "Nothing holds this scope back.",
+    limitType: state.notBeforeType,
+    breaker: state.breakerOpen ? (state.probe ? "half_open" : "open") : "closed",
+    throttlesInARow: state.throttleStreak,
+    budget: {
+      limit: state.limit,
+      windowSeconds: state.windowMs === null ? null : state.windowMs / 1000,
+      remaining: anchor ? anchor.remaining : null,
+      resetAt: anchor && anchor.resetAtMs > 0 ? iso(anchor.resetAtMs) : null,
+      learnedFrom: state.windowSource,
+    },
+    updatedAt: iso(state.updatedAtMs),
+  };
 }
 
 /** The directions of Check, Record and Clear Backoff: they only see the waits of the scope they are given. */
@@ -111,16 +155,19 @@ export interface CredentialScope {
  * scopeFor), and a step without a connection computes the "anon" hash, so Send Request steps that
  * used a connection recorded their waits under scopes this step does not look at.
  */
-export function credentialScopesForHost(ledger: StateLedger, input: ScopeInput, baseScope: string): CredentialScope[] {
+export async function credentialScopesForHost(store: CrossFlowStore, input: ScopeInput, baseScope: string, nowMs: number): Promise<CredentialScope[]> {
   if (input.scopeKey || input.connection || !input.url) return [];
   const [, host] = baseScope.split("|");
   if (!host) return [];
-  return Object.entries(ledger.entries())
+  return [...store.snapshot().entries()]
     .filter(([key]) => {
       const [, keyHost, keyCredential] = key.split("|");
       return keyHost === host && keyCredential !== undefined && keyCredential !== "anon";
     })
-    .map(([scope, entry]) => ({ scope, notBefore: entry.notBefore, breaker: entry.breaker }));
+    .map(([scope, state]) => {
+      const view = viewOf(state, nowMs);
+      return { scope, notBefore: view.notBefore ?? view.nextStart ?? iso(nowMs), breaker: view.breaker };
+    });
 }
 
 /** The warning a backoff step gives when it found waits recorded for its host under a credential it was not given. */

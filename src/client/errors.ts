@@ -59,3 +59,16 @@ export class ThrottleInputError extends Error {
     super(message);
   }
 }
+
+/** The response body passed the size limit (counted after decompression); it was not kept. */
+export class ResponseTooLargeError extends Error {
+  override readonly name = "ResponseTooLargeError";
+  readonly limitBytes: number;
+  constructor(input: { method: string; path: string; limitBytes: number }) {
+    super(
+      `${input.method} ${input.path}: the response is larger than ${input.limitBytes} bytes (after decompression), the limit for one response. ` +
+        "Ask the API for a smaller page, or raise the response size limit.",
+    );
+    this.limitBytes = input.limitBytes;
+  }
+}

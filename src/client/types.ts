@@ -1,6 +1,6 @@
 import type { AxiosAdapter, ResponseType } from "axios";
 import type { RetryPolicy, ScopeParts, Verdict } from "../engine";
-import type { Ledger } from "../ledger";
+import type { GovernorStore } from "../store";
 
 /** The client's time source. Injected so the lab and tests can run on virtual time. */
 export interface Clock {
@@ -17,6 +17,14 @@ export interface ClientLogger {
 
 export type LongWaitMode = "fail" | "defer";
 
+/** The client's own limits, beside the engine's retry policy. */
+export interface ClientLimits {
+  /** The whole of one attempt (connect, headers and body), ms. Default 30 s. */
+  attemptTimeoutMs: number;
+  /** The largest response body accepted, bytes, counted after decompression. Default 32 MiB. */
+  maxResponseBytes: number;
+}
+
 export interface ThrottleClientOptions {
   baseUrl?: string;
   headers?: Record<string, string>;
@@ -24,30 +32,34 @@ export interface ThrottleClientOptions {
   params?: Record<string, string>;
   /** A dialect id, or "auto" (the default) to pick one by host. */
   provider?: string;
-  policy?: Partial<RetryPolicy>;
-  /** Share one ledger between clients to coordinate them in-process. */
-  ledger?: Ledger;
-  /** A success showing remaining <= this records a not_before at the reset (default 0: only when spent). */
-  budgetThreshold?: number;
-  /** Consecutive throttles that open the scope's breaker (default 3). */
-  breakerThreshold?: number;
-  onLongWait?: LongWaitMode;
+  policy?: Partial<RetryPolicy & ClientLimits>;
+  /** Where the governors live. Share one store between clients to coordinate them; default: a new in-memory store per client. */
+  store?: GovernorStore;
   /**
-   * Retry a POST/PATCH without an idempotency key when its answer was a throttle below 500 (a 429,
-   * or a dialect's throttle): the server refused it without doing it (default true).
+   * Keep this many units of a shown budget for others (an override; the governor needs no
+   * worker count). Default 0.
+   */
+  budgetThreshold?: number;
+  /** Consecutive throttles that open a scope's breaker (for the store this client creates). Default 3. */
+  breakerThreshold?: number;
+  /**
+   * A POST or PATCH whose answer was a throttle rejection (the API refused it without doing it,
+   * RFC 6585 §4) is retried like a read. Default true. Ambiguous failures (no answer, 5xx) still
+   * need an idempotency key.
    */
   retryWritesAfterThrottle?: boolean;
+  onLongWait?: LongWaitMode;
   clock?: Clock;
   random?: () => number;
   adapter?: AxiosAdapter;
   logger?: ClientLogger;
-  /** Credential material, fingerprinted (hashed) into the scope and redacted everywhere. */
+  /** Credential material, fingerprinted (a keyed hash) into the scope and redacted everywhere. */
   credential?: string | readonly string[];
   /** Further values that must never appear in a log line, result or error. */
   secrets?: readonly string[];
-  /** Overrides the computed ledger scope. */
+  /** Overrides the computed scope. */
   scopeKey?: string;
-  /** Per-attempt timeout, ms (default none). */
+  /** Per-attempt timeout, ms (default 30 s; same as policy.attemptTimeoutMs). */
   timeoutMs?: number;
   responseType?: ResponseType;
   signal?: AbortSignal;
@@ -59,7 +71,7 @@ export interface ThrottleRequest {
   data?: unknown;
   headers?: Record<string, string>;
   params?: Record<string, string>;
-  /** Makes a POST/PATCH safe to retry; sent as Idempotency-Key and reused on every attempt. */
+  /** Makes a POST/PATCH safe to retry after any failure; sent as Idempotency-Key and reused on every attempt. */
   idempotencyKey?: string;
   timeoutMs?: number;
   responseType?: ResponseType;
@@ -84,8 +96,8 @@ export interface ThrottleResult {
   attempts: AttemptRecord[];
   notBefore?: string;
   waitMs?: number;
-  /** Time spent waiting on the ledger before calls (another request's not_before). */
-  ledgerWaitMs: number;
+  /** Time spent waiting for this request's slots (the governor spacing it, a wait another request was told). */
+  slotWaitMs: number;
   reason: string;
   scope: string;
   provider: string;
@@ -94,9 +106,11 @@ export interface ThrottleResult {
 
 export interface ThrottleClient {
   request(request: ThrottleRequest): Promise<ThrottleResult>;
-  readonly ledger: Ledger;
-  /** The ledger scope a URL maps to for this client (credential hashed). */
-  scopeOf(url: string): string;
+  readonly store: GovernorStore;
+  /** The scope a URL maps to for this client (the credential as a keyed hash, never the secret). */
+  scopeOf(url: string, method?: string): Promise<string>;
+  /** The base scope (without the request's own part of the API). */
+  baseScopeOf(url: string): Promise<string>;
   /** The scope parts a request to this URL counts against, known before sending (GitHub's resource...). */
   requestPartsOf(url: string, method?: string): ScopeParts;
 }

@@ -1,6 +1,7 @@
 /**
- * The npm package's main entry, `throttle-aware-http`: the client, its errors, the ledger (the
- * not_before store) and the pure engine, for code-native integrations and plain Node users.
+ * The npm package's main entry, `throttle-aware-http`: the client, its errors, the stores that
+ * hold the rate governors (memory, cross-flow state) and the pure engine, for code-native
+ * integrations and plain Node users.
  * Each layer's index already says what it makes public; this file only gathers them, so a name
  * a layer adds is exported here without a second list to keep in step.
  *
@@ -9,5 +10,5 @@
  * is src/engine alone, which loads without spectral or axios.
  */
 export * from "../client";
-export * from "../ledger";
+export * from "../store";
 export * from "../engine";

@@ -66,7 +66,7 @@ describe("backoff steps and the credential in the scope", () => {
     const result = await harness.action("checkBackoff", { url: "https://api.elsewhere.test/x" }, { crossFlowState: deferredState });
     expect(branchOf(result)).toBe("Ready");
     expect(dataOf(result).warning).toBeNull();
-    expect(dataOf(result).reason).toBe("No not_before ahead for this scope.");
+    expect(dataOf(result).reason).toBe("No not_before ahead for this scope, and its budget allows a request now.");
   });
 
   it("Record Backoff without the connection records into the no-credential scope and warns", async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { sendRequest } from "../../src/actions";
 import { ThrottleDeferredError, WriteOutcomeUnknownError } from "../../src/client";
 import component from "../../src/index";
-import { LEDGER_STATE_KEY } from "../../src/ledger";
+import { STATE_KEY } from "../../src/store";
 import { recordingLogger, startServer, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
@@ -47,7 +47,9 @@ describe("sendRequest through spectral's invoke (raw perform)", () => {
     expect(Date.parse(data.notBefore)).toBeGreaterThan(Date.now() + 3500_000);
     expect(data.verdict.throttled).toBe(true);
     const state = first.result!.crossFlowState!;
-    expect(state[LEDGER_STATE_KEY]).toBeDefined();
+    expect(state[STATE_KEY]).toBeDefined();
+    // Only this component's own key goes back (Prismatic merges returned keys; others stay as they are).
+    expect(Object.keys(state)).toEqual([STATE_KEY]);
 
     const second = await invoke(sendRequest, inputs(`${server.url}/other`, { onLongWait: "defer" }) as never, { crossFlowState: state });
     expect(branchOf(second.result)).toBe("Deferred");
@@ -188,12 +190,12 @@ describe("backoff actions", () => {
     expect(branchOf(fine)).toBe("Not Throttled");
   });
 
-  it("drops an invalid stored ledger entry with a warning instead of trusting it", async () => {
+  it("drops an invalid stored scope with a warning instead of trusting it", async () => {
     server = await startServer([ok]);
     const logger = recordingLogger();
-    const state = { [LEDGER_STATE_KEY]: { version: 1, entries: { "generic|x|anon": { notBefore: "soon", setAt: "now" } } } };
+    const state = { [STATE_KEY]: { v: 1, scopes: { "generic|x|anon": { v: 1, notBeforeMs: "soon" } } } };
     const result = await harness.action("sendRequest", inputs(`${server.url}/items`), { crossFlowState: state, logger: logger as never });
     expect(branchOf(result)).toBe("Success");
-    expect(logger.lines.some((l) => /dropped the entry .*notBefore is not an ISO 8601 time/.test(l))).toBe(true);
+    expect(logger.lines.some((l) => /the state of scope generic\|x\|anon was dropped/.test(l))).toBe(true);
   });
 });

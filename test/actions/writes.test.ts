@@ -35,7 +35,7 @@ describe("Send Request: writes after a throttle", () => {
     server = await startServer([{ status: 429, headers: { "retry-after": "1" } }, created]);
     const error = await harness.action("sendRequest", post(`${server.url}/orders`, { retryWritesAfterThrottle: "false" }), { crossFlowState: {} }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/not retried without an idempotency key/);
+    expect((error as Error).message).toMatch(/retrying writes after a throttle is turned off/);
     expect((error as Error).message).toMatch(/fill in Idempotency Key/);
     expect((error as Error).message).not.toMatch(/idempotencyKey/);
     expect(server.calls).toHaveLength(1);

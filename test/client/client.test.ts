@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
-import { createMemoryLedger } from "../../src/ledger";
+import { createMemoryStore } from "../../src/store";
 import { recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
@@ -19,12 +19,12 @@ describe("createThrottleClient against a loopback server", () => {
       { status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetEpochS), "x-ratelimit-resource": "search" }, body: { message: "API rate limit exceeded for user ID 1." } },
       { status: 200, headers: { "x-ratelimit-remaining": "4999", "x-ratelimit-resource": "core" }, body: [] },
     ]);
-    const ledger = createMemoryLedger();
-    const client = createThrottleClient({ baseUrl: server.url, provider: "github", ledger, onLongWait: "defer" });
+    const store = createMemoryStore();
+    const client = createThrottleClient({ baseUrl: server.url, provider: "github", store, onLongWait: "defer" });
     const search = await client.request({ method: "GET", url: "/search/issues?q=bug" });
     expect(search.outcome).toBe("deferred");
     const core = await client.request({ method: "GET", url: "/repos/o/r/issues" });
-    expect(core).toMatchObject({ outcome: "success", ledgerWaitMs: 0 });
+    expect(core).toMatchObject({ outcome: "success", slotWaitMs: 0 });
     const searchAgain = await client.request({ method: "GET", url: "/search/issues?q=feature" });
     expect(searchAgain.outcome).toBe("deferred");
     expect(searchAgain.attempts).toHaveLength(0);
@@ -35,16 +35,16 @@ describe("createThrottleClient against a loopback server", () => {
     const hubspot429 = { status: 429, headers: { "retry-after": "1" }, body: { status: "error", errorType: "RATE_LIMIT", policyName: "TEN_SECONDLY_ROLLING" } };
     server = await startServer([hubspot429, ok, ok]);
     const clock = virtualClock();
-    const ledger = createMemoryLedger();
-    const client = createThrottleClient({ baseUrl: server.url, provider: "hubspot", ledger, clock, breakerThreshold: 1 });
+    const store = createMemoryStore({ clock });
+    const client = createThrottleClient({ baseUrl: server.url, provider: "hubspot", store, clock, breakerThreshold: 1 });
     const first = await client.request({ method: "GET", url: "/crm/v3/objects/contacts" });
     expect(first.outcome).toBe("success");
-    const entries = Object.values(ledger.entries());
-    expect(entries.length).toBeGreaterThan(0);
-    expect(entries.every((e) => e.breaker === "closed")).toBe(true);
+    const states = [...store.snapshot().values()];
+    expect(states.length).toBeGreaterThan(0);
+    expect(states.every((s) => !s.breakerOpen && s.probe === null)).toBe(true);
     const second = await client.request({ method: "GET", url: "/crm/v3/objects/contacts" });
     expect(second.outcome).toBe("success");
-    expect(second.ledgerWaitMs).toBe(0);
+    expect(second.slotWaitMs).toBe(0);
     expect(server.calls).toHaveLength(3);
   });
 
@@ -63,16 +63,16 @@ describe("createThrottleClient against a loopback server", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(990);
   });
 
-  it("Retry-After 3600 in defer mode: deferred after 1 call; a second client sharing the ledger defers with 0 calls", async () => {
+  it("Retry-After 3600 in defer mode: deferred after 1 call; a second client sharing the store defers with 0 calls", async () => {
     server = await startServer([tooMany(3600)]);
-    const ledger = createMemoryLedger();
-    const a = createThrottleClient({ baseUrl: server.url, ledger, onLongWait: "defer" });
+    const store = createMemoryStore();
+    const a = createThrottleClient({ baseUrl: server.url, store, onLongWait: "defer" });
     const first = await a.request({ method: "GET", url: "/items" });
     expect(first.outcome).toBe("deferred");
     expect(server.calls).toHaveLength(1);
     expect(first.waitMs).toBeGreaterThan(3590_000);
     expect(Date.parse(first.notBefore!) - Date.now()).toBeGreaterThan(3590_000);
-    const b = createThrottleClient({ baseUrl: server.url, ledger, onLongWait: "defer" });
+    const b = createThrottleClient({ baseUrl: server.url, store, onLongWait: "defer" });
     const second = await b.request({ method: "GET", url: "/other" });
     expect(second.outcome).toBe("deferred");
     expect(second.attempts).toHaveLength(0);
@@ -162,24 +162,24 @@ describe("createThrottleClient against a loopback server", () => {
     expect(first.outcome).toBe("success");
     const second = await client.request({ method: "GET", url: "/b" });
     expect(second.outcome).toBe("success");
-    expect(second.ledgerWaitMs).toBeGreaterThanOrEqual(29_000);
+    expect(second.slotWaitMs).toBeGreaterThanOrEqual(29_000);
     expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(29_000);
   });
 
   it("opens the breaker after 3 throttles; a later request is the single probe and closes it", async () => {
     const clock = virtualClock();
     server = await startServer([tooMany(5), tooMany(5), tooMany(5), ok]);
-    const ledger = createMemoryLedger();
-    const client = createThrottleClient({ baseUrl: server.url, clock, ledger, onLongWait: "defer", policy: { maxAttempts: 3 } });
+    const store = createMemoryStore({ clock });
+    const client = createThrottleClient({ baseUrl: server.url, clock, store, onLongWait: "defer", policy: { maxAttempts: 3 } });
     const first = await client.request({ method: "GET", url: "/a" });
     expect(first.outcome).toBe("deferred");
-    const scope = client.scopeOf("/a");
-    expect(ledger.get(scope)?.breaker).toBe("open");
+    const scope = await client.scopeOf("/a");
+    expect(store.snapshot().get(scope)?.breakerOpen).toBe(true);
     // Waits out the open breaker (5 s is inline), probes once, closes.
     const second = await client.request({ method: "GET", url: "/a" });
     expect(second.outcome).toBe("success");
     expect(server.calls).toHaveLength(4);
-    expect(ledger.get(scope)?.breaker).toBe("closed");
+    expect(store.snapshot().get(scope)?.breakerOpen).toBe(false);
   });
 
   it("caps every sleep below 2^31 ms, even for a 30-day wait", async () => {

@@ -1,0 +1,82 @@
+/**
+ * A client's settings, checked once: bad values get one line saying what to enter. Everything a
+ * request needs from its client is in ClientContext.
+ */
+import { DEFAULT_POLICY, type RetryPolicy } from "../engine";
+import { createMemoryStore, type GovernorStore } from "../store";
+import { MAX_TIMER_MS, realClock } from "./clock";
+import { ThrottleInputError } from "./errors";
+import { createRedactor, secretsFromHeaders, type Redactor } from "./redact";
+import type { ClientLimits, ClientLogger, Clock, LongWaitMode, ThrottleClientOptions } from "./types";
+
+export const DEFAULT_LIMITS: Readonly<ClientLimits> = Object.freeze({ attemptTimeoutMs: 30_000, maxResponseBytes: 32 * 1024 * 1024 });
+const DEFAULT_BREAKER_THRESHOLD = 3;
+
+export interface ClientContext {
+  options: ThrottleClientOptions;
+  policy: RetryPolicy & ClientLimits;
+  store: GovernorStore;
+  clock: Clock;
+  random: () => number;
+  logger: ClientLogger | undefined;
+  onLongWait: LongWaitMode;
+  budgetThreshold: number;
+  retryWritesAfterThrottle: boolean;
+  /** Secrets the client was given (credential, secrets, values of credential headers). */
+  secrets: string[];
+  /** Material fingerprinted into the scope. */
+  credentialMaterial: string[];
+  redactor: Redactor;
+}
+
+function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
+    throw new ThrottleInputError(`Invalid policy.${name}: ${String(value)} is not a number from ${min} to ${max}. Give a finite number (milliseconds for *Ms fields).`);
+  }
+}
+
+function checkPolicy(policy: RetryPolicy & ClientLimits): void {
+  checkNumber("maxAttempts", policy.maxAttempts, 1, 100);
+  checkNumber("maxTotalMs", policy.maxTotalMs, 0);
+  checkNumber("maxInlineWaitMs", policy.maxInlineWaitMs, 0);
+  checkNumber("backoffBaseMs", policy.backoffBaseMs, 0);
+  checkNumber("backoffCapMs", policy.backoffCapMs, 0);
+  checkNumber("attemptTimeoutMs", policy.attemptTimeoutMs, 1, MAX_TIMER_MS);
+  checkNumber("maxResponseBytes", policy.maxResponseBytes, 1);
+  if (!["full", "equal", "decorrelated", "none"].includes(policy.jitter)) {
+    throw new ThrottleInputError(`Invalid policy.jitter: "${String(policy.jitter)}". Use full, equal, decorrelated or none.`);
+  }
+}
+
+export function createContext(options: ThrottleClientOptions): ClientContext {
+  const clock = options.clock ?? realClock;
+  const policy: RetryPolicy & ClientLimits = { ...DEFAULT_POLICY, ...DEFAULT_LIMITS, ...options.policy };
+  if (options.timeoutMs !== undefined) policy.attemptTimeoutMs = options.timeoutMs;
+  checkPolicy(policy);
+  const breakerThreshold = options.breakerThreshold ?? DEFAULT_BREAKER_THRESHOLD;
+  if (!Number.isInteger(breakerThreshold) || breakerThreshold < 1) {
+    throw new ThrottleInputError(`Invalid breakerThreshold: ${String(breakerThreshold)}. Use a whole number of consecutive throttles, 1 or more.`);
+  }
+  const budgetThreshold = options.budgetThreshold ?? 0;
+  if (!Number.isFinite(budgetThreshold) || budgetThreshold < 0) {
+    throw new ThrottleInputError(`Invalid budgetThreshold: ${String(budgetThreshold)}. Use a number of remaining requests, 0 or more.`);
+  }
+  const credentialMaterial = [...(typeof options.credential === "string" ? [options.credential] : (options.credential ?? [])), ...secretsFromHeaders(options.headers)];
+  const secrets = [...credentialMaterial, ...(options.secrets ?? [])];
+  const redactor = createRedactor(secrets);
+  const logger = options.logger;
+  return {
+    options,
+    policy,
+    store: options.store ?? createMemoryStore({ clock, governor: { breakerThreshold } }),
+    clock,
+    random: options.random ?? Math.random,
+    logger,
+    onLongWait: options.onLongWait ?? "fail",
+    budgetThreshold,
+    retryWritesAfterThrottle: options.retryWritesAfterThrottle ?? true,
+    secrets,
+    credentialMaterial,
+    redactor,
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * Step 1 of a request: check what the caller asked for and shape it: the URL, the method, the
+ * headers with the idempotency key, whether a repeat is safe, the scopes it counts against, the
+ * redactor that knows this request's secrets, and its time limits.
+ */
+import { randomUUID } from "node:crypto";
+import type { ResponseType } from "axios";
+import { pickDialect, requestScopeFor, type ScopeParts } from "../engine";
+import { MAX_TIMER_MS } from "./clock";
+import { ThrottleInputError } from "./errors";
+import type { ClientContext } from "./options";
+import { createRedactor, isSensitiveHeaderName, secretsFromHeaders, type Redactor } from "./redact";
+import { fingerprint, scopeFor, scopeWithParts } from "./scope";
+import type { ThrottleRequest } from "./types";
+
+const METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATCH"]);
+/** Methods whose repetition has no extra effect (RFC 9110 §9.2.2); POST and PATCH are not. */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+/** Providers that document an idempotency header for writes; a key is generated and reused across attempts. */
+const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: "Idempotency-Key" };
+
+export interface PreparedRequest {
+  method: string;
+  url: URL;
+  /** The path for logs: query parameter names kept, their values dropped. */
+  path: string;
+  headers: Record<string, string>;
+  params: Record<string, string>;
+  data: unknown;
+  responseType: ResponseType;
+  provider: string;
+  isWrite: boolean;
+  /** The key that goes out with every attempt (blank is none), or null. */
+  idempotencyKey: string | null;
+  baseScope: string;
+  governorScope: string;
+  requestParts: ScopeParts;
+  redactor: Redactor;
+  /** Header names to strip when a redirect leaves the origin (they carry credentials). */
+  sensitiveHeaderNames: string[];
+  attemptTimeoutMs: number;
+  startedAtMs: number;
+  deadlineMs: number;
+}
+
+export function resolveUrl(baseUrl: string | undefined, url: string): URL {
+  const trimmed = url.trim();
+  let text = trimmed;
+  if (!/^https?:\/\//i.test(trimmed)) {
+    if (!baseUrl) {
+      throw new ThrottleInputError(`Invalid url "${trimmed.slice(0, 200)}": it is not an absolute http(s) URL and no base URL is set. Give a full URL such as https://api.example.com/items, or set the connection's base URL.`);
+    }
+    text = `${baseUrl.replace(/\/+$/, "")}/${trimmed.replace(/^\/+/, "")}`;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new ThrottleInputError(`Invalid url "${text.slice(0, 200)}": it cannot be parsed as a URL. Give a full URL such as https://api.example.com/items.`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new ThrottleInputError(`Invalid url "${text.slice(0, 200)}": only http and https are supported.`);
+  }
+  return parsed;
+}
+
+function loggablePath(url: URL, params: Record<string, string>): string {
+  const names = [...new Set([...url.searchParams.keys(), ...Object.keys(params)])];
+  return names.length === 0 ? url.pathname : `${url.pathname}?${names.map((n) => `${n}=…`).join("&")}`;
+}
+
+/** The salt is the store's: computed once per client. */
+export async function baseScope(ctx: ClientContext, url: URL, provider: string): Promise<string> {
+  if (ctx.options.scopeKey) return ctx.options.scopeKey;
+  return scopeFor({ provider, host: url.host, fingerprint: fingerprint(ctx.credentialMaterial, await ctx.store.salt()) });
+}
+
+export function providerOf(ctx: ClientContext, url: URL): string {
+  return pickDialect({ provider: ctx.options.provider, request: { url: url.toString() } }).dialect.id;
+}
+
+function checkMethod(req: ThrottleRequest, redactor: Redactor): string {
+  const method = String(req.method ?? "").trim().toUpperCase();
+  if (!METHODS.has(method)) throw new ThrottleInputError(`Invalid method "${redactor.text(String(req.method)).slice(0, 40)}". Use one of ${[...METHODS].join(", ")}.`);
+  return method;
+}
+
+function checkTimeout(value: number | undefined): void {
+  if (value !== undefined && (!Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS)) {
+    throw new ThrottleInputError(`Invalid timeout: ${String(value)}. Use a number of milliseconds from 1 to ${MAX_TIMER_MS}.`);
+  }
+}
+
+/** The caller's key, a key already in the headers, or one generated for providers that document it; blank is no key. */
+function withIdempotencyKey(headers: Record<string, string>, req: ThrottleRequest, isWrite: boolean, provider: string): string | null {
+  const existingName = Object.keys(headers).find((n) => n.toLowerCase() === "idempotency-key");
+  if (existingName && headers[existingName]!.trim() === "") delete headers[existingName];
+  const present = existingName && headers[existingName] !== undefined ? headers[existingName]!.trim() : "";
+  let key = req.idempotencyKey?.trim() || present;
+  const providerHeader = PROVIDER_IDEMPOTENCY_HEADER[provider];
+  if (!key && isWrite && providerHeader) key = randomUUID();
+  if (key && !present) headers[providerHeader ?? "Idempotency-Key"] = key;
+  return key || null;
+}
+
+export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Promise<PreparedRequest> {
+  const requestSecrets = secretsFromHeaders(req.headers);
+  const redactor = requestSecrets.length === 0 ? ctx.redactor : createRedactor([...ctx.secrets, ...requestSecrets]);
+  const method = checkMethod(req, redactor);
+  if (typeof req.url !== "string" || req.url.trim() === "") throw new ThrottleInputError("Invalid url: it is empty. Give a full URL, or a path together with a base URL.");
+  let url: URL;
+  try {
+    url = resolveUrl(ctx.options.baseUrl, req.url);
+  } catch (error) {
+    throw new ThrottleInputError(redactor.text((error as Error).message));
+  }
+  checkTimeout(req.timeoutMs);
+  const provider = providerOf(ctx, url);
+  const params = { ...ctx.options.params, ...req.params };
+  const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
+  const isWrite = !IDEMPOTENT.has(method);
+  const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
+  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method, url: url.toString() } });
+  const base = await baseScope(ctx, url, provider);
+  const startedAtMs = ctx.clock.nowMs();
+  const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
+  return {
+    method,
+    url,
+    path: loggablePath(url, params),
+    headers,
+    params,
+    data: req.data,
+    responseType: req.responseType ?? ctx.options.responseType ?? "json",
+    provider,
+    isWrite,
+    idempotencyKey,
+    baseScope: base,
+    governorScope: scopeWithParts(base, requestParts),
+    requestParts,
+    redactor,
+    sensitiveHeaderNames: Object.keys(headers).filter((name) => isSensitiveHeaderName(name) || redactor.text(headers[name]!) !== headers[name]),
+    attemptTimeoutMs: req.timeoutMs ?? ctx.policy.attemptTimeoutMs,
+    startedAtMs,
+    deadlineMs,
+  };
+}

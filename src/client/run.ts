@@ -1,0 +1,356 @@
+/**
+ * One request's life, attempt by attempt. axios-retry drives the attempts (spectral's
+ * createClient installs it); this class holds the request's own state and answers its callbacks:
+ *
+ *   beforeAttempt   the request interceptor: sit out our own retry wait, claim a slot from the
+ *                   scope's governor (and sleep until it), arm the whole-attempt timeout
+ *   validateResponse for dialects that throttle inside a 2xx (Shopify THROTTLED): is this one?
+ *   retryCondition  a failed attempt: classify, plan, check write safety, tell the governor
+ *   afterSuccess    a final answer: classify, tell the governor
+ */
+import { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
+import { applyWriteSafety, classify, plan, writeRetrySafety, type Decision, type ObservedBudget, type Verdict } from "../engine";
+import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
+import type { ClientContext } from "./options";
+import type { PreparedRequest } from "./prepare";
+import { spansWholeApi } from "./scope";
+import type { AttemptRecord } from "./types";
+
+/** Dialects whose throttles can arrive as a 2xx; only for them is every response checked before axios resolves it. */
+const THROTTLES_IN_SUCCESS = new Set(["shopify", "jobber", "github", "slack"]);
+
+/** Thrown before sending when the earliest slot is too far: nothing was sent. */
+export class LongWait extends Error {
+  constructor(
+    readonly notBeforeMs: number,
+    readonly why: string,
+  ) {
+    super("long wait");
+  }
+}
+
+export type FinalState =
+  | { kind: "long_wait"; notBeforeMs: number; reason: string }
+  | { kind: "gave_up"; notBefore: string | null; reason: string }
+  | { kind: "write_unknown"; code: string }
+  | { kind: "too_large" };
+
+declare module "axios" {
+  interface AxiosRequestConfig {
+    /** This request's run (a class instance, so axios's config merge keeps the reference). */
+    throttleRun?: RequestRun;
+  }
+}
+
+export function plainHeaders(headers: unknown): Record<string, string> {
+  const source = headers && typeof (headers as { toJSON?: unknown }).toJSON === "function" ? (headers as { toJSON(): unknown }).toJSON() : headers;
+  const out: Record<string, string> = {};
+  if (!source || typeof source !== "object") return out;
+  for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
+    if (value === undefined || value === null) continue;
+    out[name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(", ") : String(value);
+  }
+  return out;
+}
+
+/** The verdict for an attempt that got no answer: transient for reads, unknown outcome for writes. */
+function noAnswerVerdict(provider: string, code: string): Verdict {
+  return {
+    provider,
+    status: 0,
+    throttled: false,
+    retryable: true,
+    limitType: "server",
+    minWaitMs: null,
+    waitSource: null,
+    retryAllowed: null,
+    writeNotProcessed: false,
+    scope: {},
+    budget: null,
+    ignored: [],
+    deviations: [],
+    reason: `No response (${code}): a timeout or dropped connection; retry with backoff if the request is safe to repeat.`,
+  };
+}
+
+/** Stripe's mark of an answer replayed for an idempotency key seen before (https://docs.stripe.com/api/idempotent_requests). */
+function isReplay(response: AxiosResponse): boolean {
+  return String(plainHeaders(response.headers)["idempotent-replayed"] ?? "").toLowerCase() === "true";
+}
+
+export class RequestRun {
+  readonly attempts: AttemptRecord[] = [];
+  slotWaitMs = 0;
+  lastVerdict: Verdict | null = null;
+  final: FinalState | null = null;
+  private retryWaitMs = 0;
+  private previousWaitMs: number | null = null;
+  private claimSeq: number | null = null;
+  private sentAtMs = 0;
+  private timedOut = false;
+  private disarm: (() => void) | null = null;
+  private readonly verdicts = new WeakMap<object, Verdict>();
+  private readonly runController = new AbortController();
+  private readonly unlinkSignals: Array<() => void> = [];
+
+  constructor(
+    readonly ctx: ClientContext,
+    readonly req: PreparedRequest,
+    userSignals: ReadonlyArray<AbortSignal | undefined>,
+  ) {
+    // One controller per request, linked by listeners that are removed at the end (AbortSignal.any
+    // keeps every combined signal alive in Node 20: nodejs/node#55351).
+    for (const signal of userSignals) {
+      if (!signal) continue;
+      if (signal.aborted) this.runController.abort(signal.reason);
+      const onAbort = () => this.runController.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.unlinkSignals.push(() => signal.removeEventListener("abort", onAbort));
+    }
+  }
+
+  get signal(): AbortSignal {
+    return this.runController.signal;
+  }
+
+  axiosConfig(): AxiosRequestConfig {
+    const { req } = this;
+    const checksSuccess = THROTTLES_IN_SUCCESS.has(req.provider);
+    return {
+      url: req.url.toString(),
+      method: req.method,
+      data: req.data,
+      headers: req.headers,
+      params: req.params,
+      responseType: req.responseType,
+      maxContentLength: this.ctx.policy.maxResponseBytes,
+      maxRedirects: 5,
+      // Credentials never follow a redirect to another origin (axios strips these names then).
+      sensitiveHeaders: req.sensitiveHeaderNames,
+      throttleRun: this,
+      "axios-retry": {
+        // plan() enforces maxAttempts; axios-retry must never stop first.
+        retries: this.ctx.policy.maxAttempts,
+        shouldResetTimeout: true,
+        retryCondition: (error: AxiosError) => this.afterFailure(error),
+        // Every wait is taken in beforeAttempt (our own retry wait, then the slot), on the client's clock.
+        retryDelay: () => 0,
+        ...(checksSuccess ? { validateResponse: (response: AxiosResponse) => this.validateResponse(response) } : {}),
+      },
+    } as AxiosRequestConfig;
+  }
+
+  dispose(): void {
+    this.disarm?.();
+    for (const unlink of this.unlinkSignals) unlink();
+  }
+
+  // ---------------------------------------------------------------- before each attempt
+
+  async beforeAttempt(config: InternalAxiosRequestConfig): Promise<InternalAxiosRequestConfig> {
+    if (this.retryWaitMs > 0) {
+      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.signal);
+      this.retryWaitMs = 0;
+    }
+    await this.takeSlot();
+    this.armAttempt(config);
+    return config;
+  }
+
+  /** Claims the next start from the scope's governor and sleeps until it; a start too far away is a LongWait. */
+  private async takeSlot(): Promise<void> {
+    const { ctx, req } = this;
+    const holds = req.governorScope === req.baseScope ? [] : [req.baseScope];
+    for (;;) {
+      if (this.signal.aborted) throw abortError(this.signal);
+      const nowMs = ctx.clock.nowMs();
+      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.deadlineMs);
+      const { result, nowMs: storeNowMs } = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, random: ctx.random() });
+      if (result.kind === "defer") {
+        this.log({ attempt: this.attempts.length + 1, status: null, waitMs: Math.max(0, result.notBeforeMs - storeNowMs), waitSource: "governor", decision: "defer_before_call", reason: result.why });
+        throw new LongWait(result.notBeforeMs, result.why);
+      }
+      if (result.kind === "wait") {
+        const waitMs = Math.max(1, result.untilMs - storeNowMs);
+        await ctx.store.changed(req.governorScope, waitMs, this.signal);
+        this.slotWaitMs += Math.max(0, ctx.clock.nowMs() - nowMs);
+        continue;
+      }
+      this.claimSeq = result.seq;
+      const waitMs = Math.max(0, result.atMs - storeNowMs);
+      if (waitMs > 0) {
+        this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
+        try {
+          await cappedSleep(ctx.clock, Math.min(waitMs, MAX_TIMER_MS), this.signal);
+        } catch (error) {
+          await ctx.store.release(req.governorScope, result.seq);
+          throw error;
+        }
+        this.slotWaitMs += waitMs;
+      }
+      this.sentAtMs = ctx.clock.nowMs();
+      return;
+    }
+  }
+
+  /** A fresh signal per attempt: the whole attempt (connect, headers, body) within its timeout and the deadline. */
+  private armAttempt(config: InternalAxiosRequestConfig): void {
+    this.disarm?.();
+    const controller = new AbortController();
+    const onRunAbort = () => controller.abort(this.signal.reason);
+    this.signal.addEventListener("abort", onRunAbort, { once: true });
+    const timeoutMs = Math.max(1, Math.min(this.req.attemptTimeoutMs, this.req.deadlineMs - this.ctx.clock.nowMs()));
+    this.timedOut = false;
+    const timer = setTimeout(() => {
+      this.timedOut = true;
+      controller.abort();
+    }, Math.min(timeoutMs, MAX_TIMER_MS));
+    this.disarm = () => {
+      clearTimeout(timer);
+      this.signal.removeEventListener("abort", onRunAbort);
+      this.disarm = null;
+    };
+    config.signal = controller.signal;
+    config.timeout = 0;
+  }
+
+  // ---------------------------------------------------------------- answers
+
+  private classifyResponse(response: AxiosResponse): Verdict {
+    const known = this.verdicts.get(response);
+    if (known) return known;
+    const verdict = classify(
+      { request: { method: this.req.method, url: this.req.url.toString() }, response: { status: response.status, headers: plainHeaders(response.headers), body: response.data as unknown }, provider: this.ctx.options.provider },
+      { nowMs: this.ctx.clock.nowMs() },
+    );
+    this.verdicts.set(response, verdict);
+    return verdict;
+  }
+
+  /** Only for dialects that throttle inside a 2xx: such an answer goes down the retry path like a 429. */
+  validateResponse(response: AxiosResponse): boolean {
+    const verdict = this.classifyResponse(response);
+    if (verdict.throttled) return false;
+    return response.status < 400 || !verdict.retryable;
+  }
+
+  async afterSuccess(response: AxiosResponse): Promise<Verdict> {
+    this.disarm?.();
+    const verdict = this.classifyResponse(response);
+    this.lastVerdict = verdict;
+    await this.report(verdict, null, true, isReplay(response));
+    this.attempts.push({ status: response.status, waitMs: 0, waitSource: null });
+    this.log({ attempt: this.attempts.length, status: response.status, waitMs: 0, waitSource: null, decision: "done", remaining: verdict.budget?.remaining ?? null, reason: verdict.reason });
+    return verdict;
+  }
+
+  private failureVerdict(error: AxiosError): Verdict {
+    if (error.response) return this.classifyResponse(error.response);
+    const code = this.timedOut ? "ETIMEDOUT" : (error.code ?? "ERR_NETWORK");
+    return noAnswerVerdict(this.req.provider, code);
+  }
+
+  /** axios-retry's retryCondition: should this failed attempt be repeated? */
+  async afterFailure(error: AxiosError): Promise<boolean> {
+    this.disarm?.();
+    const aborted = this.signal.aborted || (isCancel(error) && !this.timedOut);
+    if (aborted) {
+      await this.reportLost();
+      return false;
+    }
+    if (/maxContentLength/.test(error.message)) {
+      this.final = { kind: "too_large" };
+      await this.reportLost();
+      return false;
+    }
+    const verdict = this.failureVerdict(error);
+    this.lastVerdict = verdict;
+    const nowMs = this.ctx.clock.nowMs();
+    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.deadlineMs) ? this.req.deadlineMs : null }, { nowMs, random: this.ctx.random });
+    const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });
+    const decision = applyWriteSafety(planned, safety);
+    const unsafe = decision !== planned;
+    if (!error.response && !safety.repeatable) this.final = { kind: "write_unknown", code: this.timedOut ? "ETIMEDOUT" : (error.code ?? "ERR_NETWORK") };
+    await this.report(verdict, decision, Boolean(error.response), error.response ? isReplay(error.response) : false);
+    this.recordAttempt(error.response?.status ?? null, verdict, decision);
+    return this.settle(decision, verdict, nowMs, unsafe);
+  }
+
+  private settle(decision: Decision, verdict: Verdict, nowMs: number, unsafe: boolean): boolean {
+    if (decision.decision === "retry") {
+      this.retryWaitMs = decision.waitMs;
+      this.previousWaitMs = decision.waitMs;
+      return true;
+    }
+    if (decision.decision === "defer") this.final = { kind: "long_wait", notBeforeMs: nowMs + decision.waitMs, reason: decision.reason };
+    else if (decision.decision === "fail" && decision.notBefore !== null && verdict.throttled && !unsafe) this.final = { kind: "long_wait", notBeforeMs: Date.parse(decision.notBefore), reason: decision.reason };
+    else if (this.final === null) this.final = { kind: "gave_up", notBefore: decision.decision === "fail" ? decision.notBefore : null, reason: decision.reason };
+    return false;
+  }
+
+  private recordAttempt(status: number | null, verdict: Verdict, decision: Decision): void {
+    const retrying = decision.decision === "retry";
+    const waitMs = decision.decision === "retry" || decision.decision === "defer" ? decision.waitMs : 0;
+    this.attempts.push({ status, waitMs: retrying ? waitMs : 0, waitSource: retrying ? decision.waitSource : null });
+    this.log({ attempt: this.attempts.length, status, waitMs, waitSource: retrying ? decision.waitSource : verdict.waitSource, decision: decision.decision, remaining: verdict.budget?.remaining ?? null, reason: decision.reason });
+  }
+
+  // ---------------------------------------------------------------- the governor
+
+  private observedBudget(verdict: Verdict, replayed: boolean): ObservedBudget | null {
+    const budget = verdict.budget;
+    // A replayed answer (an idempotency key seen before) carries the original request's budget.
+    if (!budget || replayed) return null;
+    const resetAtMs = budget.resetAt === null ? null : Date.parse(budget.resetAt);
+    return {
+      remaining: Math.max(0, budget.remaining - this.ctx.budgetThreshold),
+      limit: budget.limit,
+      resetAtMs: resetAtMs !== null && Number.isFinite(resetAtMs) ? resetAtMs : null,
+      windowMs: budget.windowMs ?? null,
+      restorePerSecond: budget.restorePerSecond ?? null,
+      unitsPerRequest: null,
+    };
+  }
+
+  /** Tells the governor what this attempt's answer showed; a limit that spans the whole API holds its base scope too. */
+  private async report(verdict: Verdict, decision: Decision | null, answered: boolean, replayed = false): Promise<void> {
+    const seq = this.claimSeq;
+    if (seq === null) return;
+    this.claimSeq = null;
+    const { ctx, req } = this;
+    const nowMs = ctx.clock.nowMs();
+    const planned = decision && (decision.decision === "retry" || decision.decision === "defer") ? decision.waitMs : null;
+    const waitMs = verdict.throttled ? (verdict.minWaitMs ?? planned) : null;
+    await ctx.store.observe(req.governorScope, {
+      seq,
+      sentAtMs: this.sentAtMs,
+      nowMs,
+      kind: verdict.throttled ? "throttled" : answered ? "ok" : "lost",
+      limitType: verdict.limitType,
+      waitMs,
+      waitFromServer: verdict.throttled && verdict.minWaitMs !== null,
+      budget: this.observedBudget(verdict, replayed),
+      reason: req.redactor.text(verdict.reason),
+    });
+    if (verdict.throttled && waitMs !== null && req.governorScope !== req.baseScope && spansWholeApi(req.requestParts, verdict.scope)) {
+      await ctx.store.holdUntil(req.baseScope, nowMs + waitMs, req.redactor.text(verdict.reason), verdict.limitType);
+    }
+  }
+
+  private async reportLost(): Promise<void> {
+    const seq = this.claimSeq;
+    if (seq === null) return;
+    this.claimSeq = null;
+    const nowMs = this.ctx.clock.nowMs();
+    await this.ctx.store.observe(this.req.governorScope, { seq, sentAtMs: this.sentAtMs, nowMs, kind: "lost", limitType: "none", waitMs: null, waitFromServer: false, budget: null, reason: "no answer" });
+  }
+
+  log(fields: Record<string, unknown>): void {
+    const { ctx, req } = this;
+    if (!ctx.logger) return;
+    const line = JSON.stringify({ event: "throttle_decision", provider: req.provider, method: req.method, path: req.path, scope: req.governorScope, ...fields });
+    ctx.logger.info(req.redactor.text(line));
+  }
+}
+
+export { isAxiosError };
