@@ -64,7 +64,9 @@ export class ThrottledApi {
       // A repeated key: the stored answer, without executing or spending the limit again.
       record.status = replay.status;
       await this.clock.sleep(this.spec.latencyMs);
-      return { kind: "response", response: replay };
+      // Stripe marks a replayed answer (https://docs.stripe.com/api/idempotent_requests): its
+      // headers, budget included, are the original request's.
+      return { kind: "response", response: { ...replay, headers: { ...replay.headers, "idempotent-replayed": "true" } } };
     }
 
     const admission = this.limiter.admit(nowMs, this.cost);

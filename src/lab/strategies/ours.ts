@@ -1,20 +1,18 @@
 /**
- * Ours: createThrottleClient (engine + client) with the not_before ledger, coordinated as the
- * scenario says:
- * - none: each worker has its own in-memory ledger (nothing shared);
- * - in-process: one ledger shared by every worker (one step fanning out);
+ * Ours: createThrottleClient with the component's defaults, its governors shared as the scenario
+ * says. It is given nothing a user would not know: no worker count, no limit.
+ * - none: each worker has its own in-memory store (nothing shared);
+ * - in-process: one store shared by every worker (one step fanning out);
  * - cross-flow: Prismatic cross-flow-state semantics: each job is one execution that loads the
- *   ledger as the store stood when it started and writes it back when it ends (last writer wins;
- *   a failed execution writes nothing).
- * Long waits defer (onLongWait "defer"); POSTs carry the job id as their idempotency key; the
- * budget threshold is workers - 1, so that the requests still in flight when the budget shows
- * empty fit in what is left.
+ *   state as it stood when it started and writes it back when it ends (last writer wins; a failed
+ *   execution writes nothing).
+ * Long waits defer (onLongWait "defer"); POSTs carry the job id as their idempotency key.
  */
 import { createThrottleClient, realClock, type ThrottleClient } from "../../client";
-import { createMemoryLedger, createStateLedger, type Ledger } from "../../ledger";
+import { createCrossFlowStore, createMemoryStore, type GovernorStore } from "../../store";
 import { isSuccess } from "../dialects";
 import { JOB_HEADER } from "../server";
-import type { DialectId, JobOutcome, Scenario } from "../types";
+import type { DialectId, JobOutcome } from "../types";
 import type { Job, Strategy, StrategyEnv } from "./common";
 
 /** The engine dialect that reads each lab dialect. */
@@ -30,21 +28,14 @@ export const ENGINE_PROVIDER: Record<DialectId, string> = {
   hubspot: "hubspot",
 };
 
-const SHARED_LEDGER = "ours.ledger";
+const SHARED_STORE = "ours.store";
 
-/** In the budget's own unit: requests, or points for a cost bucket (one query's cost per worker in flight). */
-export function budgetThresholdFor(scenario: Scenario): number {
-  const inFlight = Math.max(0, scenario.workload.workers - 1);
-  return scenario.server.limiter === "cost-bucket" ? (inFlight + 1) * scenario.server.costPerRequest : inFlight;
-}
-
-function makeClient(env: StrategyEnv, ledger: Ledger, signal: AbortSignal): ThrottleClient {
+function makeClient(env: StrategyEnv, store: GovernorStore, signal: AbortSignal): ThrottleClient {
   const { scenario } = env;
   return createThrottleClient({
     baseUrl: env.baseUrl,
     provider: ENGINE_PROVIDER[scenario.server.dialect],
-    ledger,
-    budgetThreshold: budgetThresholdFor(scenario),
+    store,
     // The default policy, as a user gets it: waits up to 2 minutes are slept through, longer ones deferred.
     onLongWait: "defer",
     clock: realClock,
@@ -76,27 +67,29 @@ async function runJob(client: ThrottleClient, job: Job, signal: AbortSignal): Pr
 
 export const ours: Strategy = {
   name: "ours",
-  description: "createThrottleClient + not_before ledger (coordination per scenario), budget threshold workers-1, inline waits up to 2 min, longer ones deferred",
+  description: "createThrottleClient with the component's defaults: a governor per scope (shared as the scenario says), inline waits up to 2 min, longer ones deferred",
   createRunner(env) {
     const coordination = env.scenario.workload.coordination;
     if (coordination === "cross-flow") {
       return async (job, signal) => {
         const started = env.shared.crossFlowState;
-        const ledger = createStateLedger(started, env.clock.nowMs());
-        const outcome = await runJob(makeClient(env, ledger, signal), job, signal);
+        const store = createCrossFlowStore(started, { clock: realClock });
+        const outcome = await runJob(makeClient(env, store, signal), job, signal);
         // Prismatic writes state when an execution ends, and not when it fails.
-        if (outcome !== "failed") env.shared.crossFlowState = ledger.toCrossFlowState(started);
+        if (outcome !== "failed") env.shared.crossFlowState = { ...env.shared.crossFlowState, ...store.toCrossFlowState() };
         return outcome;
       };
     }
-    let ledger: Ledger;
+    let store: GovernorStore;
     if (coordination === "in-process") {
-      const existing = env.shared.memory.get(SHARED_LEDGER) as Ledger | undefined;
-      ledger = existing ?? createMemoryLedger();
-      env.shared.memory.set(SHARED_LEDGER, ledger);
+      const existing = env.shared.memory.get(SHARED_STORE) as GovernorStore | undefined;
+      store = existing ?? createMemoryStore({ clock: realClock });
+      env.shared.memory.set(SHARED_STORE, store);
     } else {
-      ledger = createMemoryLedger();
+      store = createMemoryStore({ clock: realClock });
     }
-    return (job, signal) => runJob(makeClient(env, ledger, signal), job, signal);
+    // One client per worker (a worker is one execution), as a user's step would build it.
+    const client = makeClient(env, store, new AbortController().signal);
+    return (job, signal) => runJob(client, job, signal);
   },
 };
