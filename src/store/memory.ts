@@ -4,7 +4,7 @@
  * probe's answer arrives), not after a fixed lease.
  */
 import { randomBytes } from "node:crypto";
-import { claim, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, observe, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import type { ClaimScopes, GovernorStore, StoreClaim } from "./types";
 
 /** The time source a store waits on (the client's clock: real, or virtual in the lab). */
@@ -100,18 +100,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     kind: "memory",
     saltValue,
     async claim(scopes: ClaimScopes, request): Promise<StoreClaim> {
+      // The store owns its states: the governor changes them in place (no copy per request).
       let state = stateOf(scopes.governor, request.nowMs);
       for (const hold of scopes.holds) {
         const held = states.get(hold);
         if (held && held.notBeforeMs > state.notBeforeMs) state = holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType);
       }
-      const next = claim(state, request, governorOptions);
+      const next = claimInPlace(state, request, governorOptions);
       options.onEvent?.({ kind: "claim", scope: scopes.governor, request, result: next.result, state: next.state });
       put(scopes.governor, next.state, request.nowMs);
       return { result: next.result, nowMs: request.nowMs };
     },
     async observe(scope, observation) {
-      const after = observe(stateOf(scope, observation.nowMs), observation, governorOptions);
+      const after = observeInPlace(stateOf(scope, observation.nowMs), observation, governorOptions);
       options.onEvent?.({ kind: "observe", scope, observation, state: after });
       put(scope, after, observation.nowMs);
     },

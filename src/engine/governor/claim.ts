@@ -4,7 +4,7 @@
  * together; a wait the server announced is a floor under every slot. Pure: the store applies it
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
-import { earliestStart } from "./model";
+import { earliestStart, heldSlots } from "./model";
 import { boundSlots, clampTime, copyState, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
 
@@ -18,17 +18,31 @@ export function isCold(state: GovernorState): boolean {
   return state.anchor === null && state.limit === null && state.inFlightCap === null && state.windowMs === null;
 }
 
-/** Drops what has expired: unanswered leases, a lost probe, slots that no longer count. */
+/**
+ * Drops what no longer matters: unanswered leases past their end, a lost probe, and slots that can
+ * neither come back nor count. With a reading of the server's count, only the claims it has not
+ * seen yet and, when the window is known, the units it still holds (its most recent
+ * limit - remaining) can matter; older slots of ours were already out of its count. Without one,
+ * our own log needs the slots of the last window.
+ */
 export function prune(state: GovernorState, nowMs: number): void {
-  state.inFlight = state.inFlight.filter(([, untilMs]) => untilMs > nowMs);
+  if (state.inFlight.some(([, untilMs]) => untilMs <= nowMs)) state.inFlight = state.inFlight.filter(([, untilMs]) => untilMs > nowMs);
   if (state.probe && state.probe.untilMs <= nowMs) state.probe = null;
-  // A slot still counts while it may come back after the anchor was read (the anchor's count
-  // includes it) or, in our own log, while it is inside the last window.
-  const horizonMs = state.anchor ? Math.min(nowMs, state.anchor.atMs) : nowMs;
-  const keepAfterMs = horizonMs - (state.windowMs ?? UNKNOWN_WINDOW_RETAIN_MS);
-  const anchorSeq = state.anchor?.seq ?? Number.POSITIVE_INFINITY;
-  const firstKept = state.slots.findIndex(([atMs, seq]) => atMs > keepAfterMs || seq > anchorSeq);
-  state.slots = boundSlots(firstKept < 0 ? [] : firstKept === 0 ? state.slots : state.slots.slice(firstKept));
+  const anchor = state.anchor;
+  let firstKept: number;
+  if (!anchor && state.limit === null) {
+    // Nothing learned yet: no model reads the slots (the first throttle's lesson counts answers).
+    firstKept = state.slots.length;
+  } else if (anchor && state.refill !== "fixed") {
+    const keepsHeld = state.windowMs !== null && state.refill === "window";
+    firstKept = keepsHeld ? heldSlots(state, anchor).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
+    if (firstKept < 0) firstKept = state.slots.length;
+  } else {
+    const keepAfterMs = nowMs - (state.windowMs ?? UNKNOWN_WINDOW_RETAIN_MS);
+    firstKept = state.slots.findIndex(([atMs, seq]) => atMs > keepAfterMs || (anchor !== null && seq > anchor.seq));
+    if (firstKept < 0) firstKept = state.slots.length;
+  }
+  state.slots = boundSlots(firstKept === 0 ? state.slots : state.slots.slice(firstKept));
 }
 
 function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): ClaimResult {
@@ -61,7 +75,11 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
  * nothing reserved).
  */
 export function claim(current: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
-  const state = copyState(current);
+  return claimInPlace(copyState(current), request, options);
+}
+
+/** claim() on a state the caller owns (a store's own copy): changed in place, no copy made. */
+export function claimInPlace(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
   const nowMs = clampTime(request.nowMs);
   state.updatedAtMs = nowMs;
   prune(state, nowMs);

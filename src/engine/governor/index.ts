@@ -6,8 +6,8 @@
 import { clampTime, clip, copyState } from "./state";
 import type { GovernorState } from "./types";
 
-export { claim, isCold, prune, recheckMs, release } from "./claim";
-export { observe } from "./observe";
+export { claim, claimInPlace, isCold, prune, recheckMs, release } from "./claim";
+export { observe, observeInPlace } from "./observe";
 export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";
 export { boundSlots, clampTime, copyState, emptyState, MAX_SLOTS, readState } from "./state";
 export type * from "./types";

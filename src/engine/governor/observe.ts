@@ -123,8 +123,9 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
   const resetAtMs = observation.waitFromServer && observation.waitMs !== null ? clampTime(nowMs + observation.waitMs) : null;
   const episodeStartMs = state.windowStartMs || clampTime(observation.sentAtMs);
   if (state.limit === null) {
-    let admitted = 0;
-    for (const [atMs, seq, units] of state.slots) if (seq < observation.seq && atMs >= episodeStartMs) admitted += units;
+    // The successes answered so far; those still on their way when the lesson is learned add
+    // themselves as they arrive (applyOk).
+    const admitted = state.okInWindow;
     // Throttled before any success: the budget was spent before we came, which says nothing of its size.
     if (admitted === 0) return;
     state.limit = admitted;
@@ -200,7 +201,11 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
 
 /** Applies one answer (or its absence) to the scope's state. Pure. */
 export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
-  const state = copyState(current);
+  return observeInPlace(copyState(current), observation, options);
+}
+
+/** observe() on a state the caller owns (a store's own copy): changed in place, no copy made. */
+export function observeInPlace(state: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
   const nowMs = clampTime(observation.nowMs);
   state.updatedAtMs = Math.max(state.updatedAtMs, nowMs);
   const inFlightBefore = state.inFlight.filter(([, untilMs]) => untilMs > nowMs).length;
