@@ -24,8 +24,8 @@ export function pickDialect(
  * The scope parts a request will belong to before it is sent (see Dialect.requestScope), or an
  * empty object when the dialect cannot tell. Pure, never throws.
  */
-export function requestScopeFor(input: Pick<ClassifyInput, "provider" | "request">): ScopeParts {
-  const { host, path } = readUrl(input.request?.url);
+export function requestScopeFor(input: Pick<ClassifyInput, "provider" | "request">, parsed?: { host: string; path: string }): ScopeParts {
+  const { host, path } = parsed ?? readUrl(input.request?.url);
   const { dialect } = pickDialect(input, host);
   if (!dialect.requestScope) return {};
   try {
@@ -103,8 +103,48 @@ function capOption(value: number | undefined): number {
  * implies, the scope it applies to and the budget it shows. Pure: `nowMs` is the only clock, and
  * the function never throws on any status, header map or body.
  */
+/** A header name that may carry a rate-limit signal (a budget, a wait, the server's retry word). */
+const RATE_SIGNAL_NAME = /rate|limit|retry|quota|usage|throttl|remaining|reset|cost|budget|bucket|concurren|policy/i;
+
+/**
+ * Most answers are plain successes: a 2xx with no header that could speak of a limit, from a
+ * dialect that never hides a throttle in a success body. Their verdict is known without building a
+ * context; test/engine/quiet-success.test.ts checks that it is exactly what the full reading gives.
+ */
+function quietSuccess(input: ClassifyInput): Verdict | null {
+  const status = input.response.status;
+  if (!(Number.isInteger(status) && status >= 200 && status < 300)) return null;
+  const headers = input.response.headers;
+  if (headers) for (const name in headers) if (RATE_SIGNAL_NAME.test(name)) return null;
+  const { dialect, unknownProvider } = pickDialect(input);
+  if (unknownProvider !== null || dialect.readsSuccesses) return null;
+  return {
+    provider: dialect.id,
+    status,
+    throttled: false,
+    retryable: false,
+    limitType: "none",
+    minWaitMs: null,
+    waitSource: null,
+    retryAllowed: null,
+    writeNotProcessed: false,
+    scope: {},
+    budget: null,
+    ignored: [],
+    deviations: [],
+    reason: `${status}: not throttled.`,
+  };
+}
+
 export function classify(input: ClassifyInput, options: ClassifyOptions): Verdict {
   if (!Number.isFinite(options.nowMs)) throw new RangeError("classify: options.nowMs must be a finite epoch-milliseconds number");
+  const quiet = quietSuccess(input);
+  if (quiet) return quiet;
+  return classifyFully(input, options);
+}
+
+/** The full reading: the context, the dialect's interpretation, the wait floor and the caps. */
+export function classifyFully(input: ClassifyInput, options: ClassifyOptions): Verdict {
   const maxServerWaitMs = capOption(options.maxServerWaitMs);
   const ctx = createContext(input, options.nowMs);
   const { dialect, unknownProvider } = pickDialect(input, ctx.host);

@@ -106,19 +106,22 @@ export function readUrl(url: string | undefined): { host: string; path: string }
  * A class rather than an object of closures: contexts are made once per response on a hot path,
  * and methods on a prototype cost nothing to create.
  */
+/** A name with no upper-case letter needs no lower-casing. */
+const LOWER = /^[^A-Z]*$/;
+
 class ResponseContext implements SignalContext {
   readonly method: string;
   readonly host: string;
   readonly path: string;
   readonly status: number;
   readonly nowMs: number;
-  readonly serverNowMs: number;
   readonly body: unknown;
   readonly ignored: IgnoredSignal[] = [];
   readonly deviations: string[] = [];
   private readonly headers: Map<string, string>;
   private readonly makeBodyText: () => string;
   private bodyTextCache: string | undefined;
+  private serverNowCache: number | undefined;
 
   constructor(input: ClassifyInput, nowMs: number) {
     this.headers = normaliseHeaders(input.response.headers);
@@ -131,15 +134,21 @@ class ResponseContext implements SignalContext {
     this.method = (input.request?.method ?? "GET").toUpperCase();
     this.status = input.response.status;
     this.nowMs = nowMs;
-    let serverNowMs = nowMs;
+  }
+
+  /** The response's own Date, read only when a wait is measured against it (most answers carry none). */
+  get serverNowMs(): number {
+    if (this.serverNowCache !== undefined) return this.serverNowCache;
+    let serverNowMs = this.nowMs;
     const dateHeader = this.headers.get("date");
     if (dateHeader !== undefined) {
-      const parsed = parseHttpDate(dateHeader, nowMs, { tolerant: true });
+      const parsed = parseHttpDate(dateHeader, this.nowMs, { tolerant: true });
       if (parsed) serverNowMs = parsed.epochMs;
       else this.ignore("date", dateHeader, "not an HTTP-date; waits are measured on the local clock");
       if (parsed?.form === "tolerant") this.deviate(`date as a non-standard HTTP-date (${parsed.notes?.join(", ") ?? "tolerant reading"})`);
     }
-    this.serverNowMs = serverNowMs;
+    this.serverNowCache = serverNowMs;
+    return serverNowMs;
   }
 
   get bodyText(): string {
@@ -148,7 +157,8 @@ class ResponseContext implements SignalContext {
   }
 
   header(name: string): string | undefined {
-    return this.headers.get(name.toLowerCase());
+    // The engine asks by lower-case name (dozens of times per answer); others may not.
+    return this.headers.get(name) ?? (LOWER.test(name) ? undefined : this.headers.get(name.toLowerCase()));
   }
 
   ignore(signal: string, value: string, why: string): void {

@@ -22,6 +22,13 @@ export interface Dialect {
   docs: readonly string[];
   interpret(ctx: SignalContext): Interpretation;
   /**
+   * The dialect has something to say of a 2xx beyond "not throttled": a throttle inside a success
+   * body (Shopify and Jobber GraphQL THROTTLED, GitHub GraphQL RATE_LIMITED, Stripe's rate_limit
+   * code, Slack ok:false) or the scope a success belongs to (a store, an org, an account). Every
+   * success of such a dialect gets its full reading.
+   */
+  readsSuccesses?: boolean;
+  /**
    * The scope parts a request will belong to, known before any response (GitHub's resource from
    * the path, Slack's method), so that a spent budget of one part does not hold back another.
    * Absent when the dialect cannot tell before the server answers.

@@ -56,6 +56,7 @@ function interpretDataverse(ctx: SignalContext): Interpretation {
 
 export const dataverse: Dialect = {
   id: "dataverse",
+  readsSuccesses: true,
   label: "Microsoft Dataverse Web API",
   hosts: [".dynamics.com"],
   docs: [LIMITS_DOC],

@@ -128,6 +128,7 @@ export function githubResourceOf(path: string): string {
 
 export const github: Dialect = {
   id: "github",
+  readsSuccesses: true,
   label: "GitHub REST and GraphQL",
   hosts: ["api.github.com", "uploads.github.com", ".ghe.com"],
   docs: [REST_DOC, GRAPHQL_DOC, TROUBLESHOOTING_DOC],

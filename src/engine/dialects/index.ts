@@ -64,8 +64,17 @@ export function dialectById(id: string): Dialect | undefined {
 
 /** The dialect for a host (any letter case, with or without a trailing dot), or the generic one. */
 export function dialectForHost(host: string): Dialect {
+  const known = byHost.get(host);
+  if (known) return known;
   const name = normaliseHost(host);
-  return dialects.find((d) => d.hosts.some((pattern) => hostMatches(name, pattern))) ?? generic;
+  const dialect = dialects.find((d) => d.hosts.some((pattern) => hostMatches(name, pattern))) ?? generic;
+  // Every request and answer asks this; a client talks to few hosts. Bounded so it cannot grow.
+  if (byHost.size >= HOST_CACHE_SIZE) byHost.clear();
+  byHost.set(host, dialect);
+  return dialect;
 }
+
+const HOST_CACHE_SIZE = 512;
+const byHost = new Map<string, Dialect>();
 
 export { generic };

@@ -103,6 +103,7 @@ function interpret(ctx: SignalContext): Interpretation {
 
 export const jobber: Dialect = {
   id: "jobber",
+  readsSuccesses: true,
   label: "Jobber",
   hosts: ["api.getjobber.com"],
   docs: ["https://developer.getjobber.com/docs/using_jobbers_api/api_rate_limits"],

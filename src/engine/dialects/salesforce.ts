@@ -101,6 +101,7 @@ function interpretSalesforce(ctx: SignalContext): Interpretation {
 
 export const salesforce: Dialect = {
   id: "salesforce",
+  readsSuccesses: true,
   label: "Salesforce REST",
   hosts: [".salesforce.com", ".force.com"],
   docs: [USAGE_DOC, LIMITS_DOC, LOCKING_DOC],

@@ -158,6 +158,7 @@ function interpretShopify(ctx: SignalContext): Interpretation {
 
 export const shopify: Dialect = {
   id: "shopify",
+  readsSuccesses: true,
   label: "Shopify REST and GraphQL Admin",
   hosts: [".myshopify.com"],
   docs: [LIMITS_DOC, REST_DOC],

@@ -73,6 +73,7 @@ function interpretSlack(ctx: SignalContext): Interpretation {
 
 export const slack: Dialect = {
   id: "slack",
+  readsSuccesses: true,
   label: "Slack Web API",
   hosts: ["slack.com", "api.slack.com", "hooks.slack.com"],
   docs: [RATE_DOC],

@@ -84,6 +84,7 @@ function interpretStripe(ctx: SignalContext): Interpretation {
 
 export const stripe: Dialect = {
   id: "stripe",
+  readsSuccesses: true,
   label: "Stripe",
   hosts: ["api.stripe.com", "files.stripe.com"],
   docs: [RATE_LIMITS_DOC, "https://docs.stripe.com/error-codes/lock-timeout"],

@@ -49,6 +49,7 @@ function interpretZendesk(ctx: SignalContext): Interpretation {
 
 export const zendesk: Dialect = {
   id: "zendesk",
+  readsSuccesses: true,
   label: "Zendesk",
   hosts: [".zendesk.com"],
   docs: [RATE_DOC],
