@@ -44,7 +44,7 @@ export default tseslint.config(
   {
     // The bin shim is plain CommonJS run by Node: it registers tsx and requires the TypeScript CLI.
     files: ["**/*.cjs"],
-    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", process: "readonly", module: "readonly" } },
+    languageOptions: { sourceType: "commonjs", globals: { require: "readonly", process: "readonly", module: "readonly", __dirname: "readonly" } },
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   {

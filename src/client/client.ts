@@ -45,7 +45,7 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
 
   async function request(req: ThrottleRequest): Promise<ThrottleResult> {
     const prepared = await prepareRequest(ctx, req);
-    const run = new RequestRun(ctx, prepared, [options.signal, req.signal]);
+    const run = new RequestRun(ctx, prepared, options.signal, req.signal);
     try {
       const response = await http.request(run.axiosConfig());
       await run.afterSuccess(response);

@@ -27,6 +27,8 @@ export interface ClientContext {
   /** Material fingerprinted into the scope. */
   credentialMaterial: string[];
   redactor: Redactor;
+  /** The credential's keyed fingerprint, once the store's salt is known. */
+  fingerprint?: Promise<string>;
 }
 
 function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ResponseType } from "axios";
-import { pickDialect, requestScopeFor, type ScopeParts } from "../engine";
+import { normaliseHost, pickDialect, requestScopeFor, type ScopeParts } from "../engine";
 import { MAX_TIMER_MS } from "./clock";
 import { ThrottleInputError } from "./errors";
 import type { ClientContext } from "./options";
@@ -22,8 +22,10 @@ const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: 
 export interface PreparedRequest {
   method: string;
   url: URL;
-  /** The path for logs: query parameter names kept, their values dropped. */
-  path: string;
+  /** The URL as text (made once). */
+  urlText: string;
+  /** The path for logs: query parameter names kept, their values dropped (made when first read). */
+  readonly path: string;
   headers: Record<string, string>;
   params: Record<string, string>;
   data: unknown;
@@ -69,14 +71,19 @@ function loggablePath(url: URL, params: Record<string, string>): string {
   return names.length === 0 ? url.pathname : `${url.pathname}?${names.map((n) => `${n}=…`).join("&")}`;
 }
 
-/** The salt is the store's: computed once per client. */
+/** The credential's fingerprint, keyed with the store's salt: computed once per client. */
+function credentialFingerprint(ctx: ClientContext): Promise<string> {
+  ctx.fingerprint ??= ctx.store.salt().then((salt) => fingerprint(ctx.credentialMaterial, salt));
+  return ctx.fingerprint;
+}
+
 export async function baseScope(ctx: ClientContext, url: URL, provider: string): Promise<string> {
   if (ctx.options.scopeKey) return ctx.options.scopeKey;
-  return scopeFor({ provider, host: url.host, fingerprint: fingerprint(ctx.credentialMaterial, await ctx.store.salt()) });
+  return scopeFor({ provider, host: url.host, fingerprint: await credentialFingerprint(ctx) });
 }
 
 export function providerOf(ctx: ClientContext, url: URL): string {
-  return pickDialect({ provider: ctx.options.provider, request: { url: url.toString() } }).dialect.id;
+  return pickDialect({ provider: ctx.options.provider }, url.hostname).dialect.id;
 }
 
 function checkMethod(req: ThrottleRequest, redactor: Redactor): string {
@@ -120,14 +127,17 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
   const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
   const isWrite = !IDEMPOTENT.has(method);
   const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
-  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method, url: url.toString() } });
+  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method } }, { host: normaliseHost(url.hostname), path: url.pathname });
   const base = await baseScope(ctx, url, provider);
   const startedAtMs = ctx.clock.nowMs();
   const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
   return {
     method,
     url,
-    path: loggablePath(url, params),
+    urlText: url.href,
+    get path() {
+      return loggablePath(url, params);
+    },
     headers,
     params,
     data: req.data,

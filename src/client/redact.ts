@@ -107,12 +107,28 @@ const NOT_SECRET_HEADERS = new Set(["idempotency-key", "x-idempotency-key", "sec
 const NOT_SECRET_PREFIXES = ["ratelimit", "x-ratelimit-", "x-rate-limit-"];
 
 /** True when a header of this name carries a credential (case-insensitive). */
-export function isSensitiveHeaderName(name: string, extraNames: ReadonlySet<string> = new Set()): boolean {
+export function isSensitiveHeaderName(name: string, extraNames: ReadonlySet<string> = NO_NAMES): boolean {
   const lower = name.trim().toLowerCase();
-  if (extraNames.has(lower) || KNOWN_SENSITIVE_HEADERS.includes(lower)) return true;
+  if (extraNames.has(lower)) return true;
+  let known = byName.get(lower);
+  if (known === undefined) {
+    known = isSensitiveByRule(lower);
+    // Every answer's headers pass through here; names repeat, so each is judged once.
+    if (byName.size >= NAME_CACHE_SIZE) byName.clear();
+    byName.set(lower, known);
+  }
+  return known;
+}
+
+function isSensitiveByRule(lower: string): boolean {
+  if (KNOWN_SENSITIVE_HEADERS.includes(lower)) return true;
   if (NOT_SECRET_HEADERS.has(lower) || NOT_SECRET_PREFIXES.some((p) => lower.startsWith(p))) return false;
   return lower.split(/[-_.\s]+/).some((word) => SENSITIVE_WORDS.has(word) || SENSITIVE_SUFFIXES.some((s) => word.length > s.length && word.endsWith(s)));
 }
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+const NAME_CACHE_SIZE = 1024;
+const byName = new Map<string, boolean>();
 
 /**
  * Authentication schemes a secret value may start with (the IANA HTTP Authentication Scheme
