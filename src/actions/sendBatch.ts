@@ -28,8 +28,12 @@ interface BatchRun {
   store: GovernorStore;
   /** No item starts after this: the batch's end less one attempt timeout, so that what starts can finish. */
   latestStartMs: number;
+  /** Waits up to this long are slept through; a longer one is the API's long wait. */
+  maxInlineWaitMs: number;
   /** Why items that reach latestStartMs are not started. */
   timeReason: string;
+  /** Set once an item could not start in time: the items after it are not started either. */
+  timeIsUp: boolean;
   holds: Map<string, ScopeHold>;
 }
 
@@ -67,6 +71,22 @@ function fromResult(result: ThrottleResult): ItemOutcome {
   return { outcome: "failed", ...common, ...(result.notBefore ? { notBeforeMs: Date.parse(result.notBefore) } : {}) };
 }
 
+/**
+ * A deferred item either met the API's long wait (more than Max Inline Wait): its scope's later
+ * items are deferred to the same time without calling; or its turn (or retry) came after the
+ * latest start this batch allows: time is up, and it says so.
+ */
+function holdOrStop(run: BatchRun, scope: string, outcome: ItemOutcome, notBeforeMs: number): void {
+  const waitMs = notBeforeMs - Date.now();
+  if (notBeforeMs > run.latestStartMs && waitMs <= run.maxInlineWaitMs) {
+    run.timeIsUp = true;
+    outcome.reason = `${run.timeReason} Its turn was at ${iso(notBeforeMs)}: ${outcome.reason}`;
+    return;
+  }
+  const held = run.holds.get(scope);
+  if (!held || held.notBeforeMs < notBeforeMs) run.holds.set(scope, { notBeforeMs, reason: outcome.reason });
+}
+
 /** One item: deferred without calling when time is up or its scope was told to wait; else sent through the batch's one client. */
 async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
   const { client } = run;
@@ -77,7 +97,8 @@ async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
   if (hold && hold.notBeforeMs > nowMs) {
     return { outcome: "deferred", status: null, data: null, notBeforeMs: hold.notBeforeMs, reason: `Not sent: an earlier item to the same API was told to wait until ${iso(hold.notBeforeMs)}. ${hold.reason}`, attempts: 0 };
   }
-  if (nowMs > run.latestStartMs) {
+  if (run.timeIsUp || nowMs > run.latestStartMs) {
+    run.timeIsUp = true;
     return { outcome: "deferred", status: null, data: null, notBeforeMs: await scopeReadyMs(run, scope, nowMs), reason: run.timeReason, attempts: 0 };
   }
   try {
@@ -91,11 +112,7 @@ async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
       latestStartMs: run.latestStartMs,
     });
     const outcome = fromResult(result);
-    if (outcome.outcome === "deferred" && outcome.notBeforeMs !== undefined) {
-      // Stop feeding this scope: its later items are deferred to the same time without calling.
-      const held = run.holds.get(result.scope);
-      if (!held || held.notBeforeMs < outcome.notBeforeMs) run.holds.set(result.scope, { notBeforeMs: outcome.notBeforeMs, reason: outcome.reason });
-    }
+    if (outcome.outcome === "deferred" && outcome.notBeforeMs !== undefined) holdOrStop(run, result.scope, outcome, outcome.notBeforeMs);
     return outcome;
   } catch (error) {
     // A write whose outcome is unknown, a response over the size limit: this item failed, the batch goes on.
@@ -192,7 +209,15 @@ export const sendBatch = action({
     const batchEndMs = Math.min(executionEndMs, startMs + policy.maxTotalMs);
     // A batch never fails on a long wait: it defers the item (and the rest of its scope).
     const client = throttleClientFor({ context, auth, policy: { ...policy, onLongWait: "defer" }, store, nowMs: startMs, deadlineMs: batchEndMs });
-    const run: BatchRun = { client, store, latestStartMs: batchEndMs - policy.timeoutMs, timeReason: timeReasonOf(batchEndMs < executionEndMs, policy.timeoutMs), holds: new Map() };
+    const run: BatchRun = {
+      client,
+      store,
+      latestStartMs: batchEndMs - policy.timeoutMs,
+      maxInlineWaitMs: policy.maxInlineWaitMs,
+      timeReason: timeReasonOf(batchEndMs < executionEndMs, policy.timeoutMs),
+      timeIsUp: false,
+      holds: new Map(),
+    };
     const outcomes = await runItems(run, items, concurrency);
 
     const deferredEntries = items.flatMap((item, i) => (outcomes[i]!.outcome === "deferred" ? [deferredEntry(item, outcomes[i]!)] : []));
