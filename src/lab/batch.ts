@@ -64,14 +64,15 @@ export interface LabApi {
  * just before the second, then spin to it (at most ~20 ms, once per run).
  */
 export async function startAlignedApi(spec: ServerSpec, seed = 1): Promise<LabApi> {
+  let api: ThrottledApi;
   for (;;) {
     const untilSecondMs = 1000 - (Date.now() % 1000);
     if (untilSecondMs > 20) await new Promise((resolve) => setTimeout(resolve, untilSecondMs - 20));
     const secondMs = Math.ceil(Date.now() / 1000) * 1000;
     while (Date.now() < secondMs);
-    if (Date.now() === secondMs) break;
+    api = new ThrottledApi(spec, globalClock, seed);
+    if (api.originMs % 1000 === 0) break;
   }
-  const api = new ThrottledApi(spec, globalClock, seed);
   const { url, close } = await api.listen();
   return { api, url, close };
 }
