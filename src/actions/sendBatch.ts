@@ -2,7 +2,7 @@ import { action, type ActionContext } from "@prismatic-io/spectral";
 import { ThrottleInputError, type ThrottleClient, type ThrottleResult } from "../client";
 import { authFromConnection, type ConnectionAuth } from "../connections";
 import { batchItemName, checkUrl, parseBatch, parsePolicy, sendBatchInputs, type BatchItem } from "../inputs";
-import type { GovernorStore, ParkedItem } from "../store";
+import type { GovernorStore, ParkedItem, ParkResult } from "../store";
 import { batchExamples, batchSchemas } from "./batchSchemas";
 import { DEADLINE_MARGIN_MS, EXECUTION_LIMIT_MS, executionDeadlineMs, loggerOf, nextStartMs, openStore, throttleClientFor } from "./shared";
 
@@ -87,33 +87,42 @@ function holdOrStop(run: BatchRun, scope: string, outcome: ItemOutcome, notBefor
   if (!held || held.notBeforeMs < notBeforeMs) run.holds.set(scope, { notBeforeMs, reason: outcome.reason });
 }
 
+/** The wait held for the item's scope (or for its API as a whole) that is still ahead, if any. */
+function holdFor(run: BatchRun, scope: string, base: string, nowMs: number): ScopeHold | null {
+  const ahead = [run.holds.get(scope), run.holds.get(base)].filter((h): h is ScopeHold => h !== undefined && h.notBeforeMs > nowMs);
+  return ahead.reduce<ScopeHold | null>((latest, h) => (latest === null || h.notBeforeMs > latest.notBeforeMs ? h : latest), null);
+}
+
 /** One item: deferred without calling when time is up or its scope was told to wait; else sent through the batch's one client. */
-async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
+async function attemptItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
   const { client } = run;
   const scope = await client.scopeOf(item.url, item.method);
-  const base = await client.baseScopeOf(item.url);
   const nowMs = Date.now();
-  const hold = run.holds.get(scope) ?? run.holds.get(base);
-  if (hold && hold.notBeforeMs > nowMs) {
+  const hold = holdFor(run, scope, await client.baseScopeOf(item.url), nowMs);
+  if (hold) {
     return { outcome: "deferred", status: null, data: null, notBeforeMs: hold.notBeforeMs, reason: `Not sent: an earlier item to the same API was told to wait until ${iso(hold.notBeforeMs)}. ${hold.reason}`, attempts: 0 };
   }
   if (run.timeIsUp || nowMs > run.latestStartMs) {
     run.timeIsUp = true;
     return { outcome: "deferred", status: null, data: null, notBeforeMs: await scopeReadyMs(run, scope, nowMs), reason: run.timeReason, attempts: 0 };
   }
+  const result = await client.request({
+    method: item.method,
+    url: item.url,
+    data: item.data,
+    headers: item.headers,
+    params: item.queryParams,
+    idempotencyKey: item.idempotencyKey,
+    latestStartMs: run.latestStartMs,
+  });
+  const outcome = fromResult(result);
+  if (outcome.outcome === "deferred" && outcome.notBeforeMs !== undefined) holdOrStop(run, result.scope, outcome, outcome.notBeforeMs);
+  return outcome;
+}
+
+async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
   try {
-    const result = await client.request({
-      method: item.method,
-      url: item.url,
-      data: item.data,
-      headers: item.headers,
-      params: item.queryParams,
-      idempotencyKey: item.idempotencyKey,
-      latestStartMs: run.latestStartMs,
-    });
-    const outcome = fromResult(result);
-    if (outcome.outcome === "deferred" && outcome.notBeforeMs !== undefined) holdOrStop(run, result.scope, outcome, outcome.notBeforeMs);
-    return outcome;
+    return await attemptItem(run, item);
   } catch (error) {
     // A write whose outcome is unknown, a response over the size limit: this item failed, the batch goes on.
     const reason = error instanceof Error ? inItemTerms(error.message) : String(error);
@@ -122,7 +131,7 @@ async function sendItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
 }
 
 /** Sends every item, at most `concurrency` at once, and returns their outcomes in input order. */
-export async function runItems(run: BatchRun, items: readonly BatchItem[], concurrency: number): Promise<ItemOutcome[]> {
+async function runItems(run: BatchRun, items: readonly BatchItem[], concurrency: number): Promise<ItemOutcome[]> {
   const outcomes: ItemOutcome[] = new Array<ItemOutcome>(items.length);
   let next = 0;
   const lane = async (): Promise<void> => {
@@ -158,7 +167,15 @@ interface Parking {
 /** Parks the deferred items; what does not fit comes back, with one warning line in the log. */
 async function park(context: Pick<ActionContext, "logger">, store: GovernorStore, queue: string, entries: Array<Record<string, unknown>>): Promise<{ parking: Parking; warning: string | null }> {
   const items: ParkedItem[] = entries.map((entry) => ({ item: entry, notBeforeMs: Date.parse(String(entry.notBefore)), reason: String(entry.reason) }));
-  const result = await store.park(queue, items);
+  let result: ParkResult;
+  try {
+    result = await store.park(queue, items);
+  } catch (error) {
+    // An item that cannot be stored (not JSON): the work is done; hand every deferred item back rather than fail the step.
+    const warning = `Park queue "${queue}": the deferred items could not be parked (${error instanceof Error ? error.message : String(error)}); they are returned in deferred.`;
+    context.logger.warn(`throttle-aware-http: ${warning}`);
+    return { parking: { queue, parked: 0, queued: 0, overflow: entries }, warning };
+  }
   const overflow = result.overflow.map((p) => p.item);
   const parking = { queue, parked: result.parked, queued: result.queued, overflow };
   if (overflow.length === 0) return { parking, warning: null };
