@@ -178,6 +178,12 @@ describe("Send Batch: the API's answers", () => {
     expect((await takeParkedStep({ parkQueue: "crm" }, rest.crossFlowState)).data.items).toEqual([]);
   });
 
+  it("an empty list (nothing parked, nothing new) is a Success with nothing done", async () => {
+    const out = await sendBatchStep({ requests: "[]", parkQueue: "crm" });
+    expect(out.branch).toBe("Success");
+    expect(out.data).toEqual({ summary: { total: 0, succeeded: 0, failed: 0, deferred: 0, parked: 0 }, results: [], deferred: [], parkQueue: null, warnings: [] });
+  });
+
   it("keeps at most Concurrency requests in flight", async () => {
     let inFlight = 0;
     let peak = 0;
