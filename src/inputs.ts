@@ -473,3 +473,206 @@ export function parseScope(params: Record<string, unknown>) {
   if (!url && !scopeKey) throw new ThrottleInputError("Missing URL: enter any URL of the API (its host names the scope), or a Scope Key.");
   return { url, scopeKey, provider: parseProvider(params.provider) };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Batch inputs: Send Batch's list of requests and its park queue, Take Parked Items' queue.
+
+const REQUESTS_LABEL = "Requests";
+/** A batch larger than this would not finish inside one 15-minute execution at any API's pace worth throttling. */
+export const MAX_BATCH_ITEMS = 10_000;
+/** What an item may hold; notBefore and reason are what a parked item carries back, and are ignored. */
+const BATCH_ITEM_KEYS = ["id", "method", "url", "data", "headers", "queryParams", "idempotencyKey", "notBefore", "reason"];
+const CONCURRENCY: NumberSpec = { label: "Concurrency", fallback: 4, min: 1, max: 32 };
+const PARK_QUEUE_LABEL = "Park Queue";
+const MAX_ITEMS: NumberSpec = { label: "Max Items", fallback: 1000, min: 1, max: MAX_BATCH_ITEMS };
+
+export type BatchMethod = (typeof METHOD_CHOICES)[number];
+
+/** One request of a batch, checked. */
+export interface BatchItem {
+  /** Its place in the list, from 0. */
+  index: number;
+  /** The caller's id, or the index when it has none. */
+  id: string | number;
+  method: BatchMethod;
+  url: string;
+  data?: unknown;
+  headers: Record<string, string>;
+  queryParams: Record<string, string>;
+  idempotencyKey?: string;
+  /** The request object as given (what a deferred item hands back and a park queue keeps), without notBefore and reason. */
+  given: Record<string, unknown>;
+}
+
+/** How an error names an item: its index, and its id when it has one. */
+export function batchItemName(index: number, id: unknown): string {
+  return `the item at index ${index}${typeof id === "string" || typeof id === "number" ? ` (id ${JSON.stringify(id)})` : ""}`;
+}
+
+function batchError(where: string, problem: string): ThrottleInputError {
+  return new ThrottleInputError(`Invalid ${REQUESTS_LABEL}: ${where} ${problem}`);
+}
+
+/** The Requests input as an array: the list itself, or JSON text holding one. */
+function batchList(value: unknown): unknown[] {
+  const example = 'e.g. [{"method": "GET", "url": "/contacts/1"}]';
+  if (blank(value)) throw batchError("it is", `empty. Give a JSON array of requests, ${example}, or a list from a previous step.`);
+  let list = value;
+  if (typeof value === "string") {
+    try {
+      list = JSON.parse(value) as unknown;
+    } catch {
+      throw batchError("it", `is not JSON. Give a JSON array of requests, ${example}, or reference a list from a previous step.`);
+    }
+  }
+  if (!Array.isArray(list)) throw batchError("it is", `${list === null ? "null" : typeof list === "object" ? "an object" : `a ${typeof list}`}, not a list. Give an array of requests, ${example} (for Take Parked Items' result, its items).`);
+  if (list.length > MAX_BATCH_ITEMS) throw batchError("it has", `${list.length} requests, more than ${MAX_BATCH_ITEMS}. Split the list and send it in several batches.`);
+  return list;
+}
+
+function batchStringMap(where: string, key: string, value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) throw batchError(where, `has ${key} that is not an object. Give ${key} as {"name": "value"}.`);
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+    if (!["string", "number", "boolean"].includes(typeof v)) throw batchError(where, `has ${key}.${name} that is not text or a number. Give each value as text.`);
+    out[name] = String(v);
+  }
+  return out;
+}
+
+function batchItem(raw: unknown, index: number): BatchItem {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw batchError(batchItemName(index, undefined), `is not a request object. Give each item as {"method": "GET", "url": "/contacts/1"}.`);
+  const item = raw as Record<string, unknown>;
+  const where = batchItemName(index, item.id);
+  const unknownKey = Object.keys(item).find((key) => !BATCH_ITEM_KEYS.includes(key));
+  if (unknownKey !== undefined) throw batchError(where, `has an unknown key "${unknownKey.slice(0, 40)}". An item may hold ${BATCH_ITEM_KEYS.slice(0, 7).join(", ")}.`);
+  if (item.id !== undefined && item.id !== null && typeof item.id !== "string" && !(typeof item.id === "number" && Number.isFinite(item.id))) throw batchError(where, "has an id that is not text or a number.");
+  if (typeof item.url !== "string" || item.url.trim() === "") throw batchError(where, "has no url. Give each request a url: a full URL, or a path with a connection that has a Base URL.");
+  const methodText = item.method === undefined || item.method === null ? "GET" : String(item.method).trim().toUpperCase();
+  const method = METHOD_CHOICES.find((m) => m === methodText);
+  if (!method) throw batchError(where, `has an invalid method "${shown(item.method)}". Use one of: ${METHOD_CHOICES.join(", ")}.`);
+  const key = item.idempotencyKey;
+  if (key !== undefined && key !== null && typeof key !== "string" && typeof key !== "number") throw batchError(where, "has an idempotencyKey that is not text. Give a value unique to this write, e.g. the order id.");
+  const given = Object.fromEntries(Object.entries(item).filter(([name]) => name !== "notBefore" && name !== "reason"));
+  return {
+    index,
+    id: typeof item.id === "string" || typeof item.id === "number" ? item.id : index,
+    method,
+    url: item.url.trim(),
+    data: item.data ?? undefined,
+    headers: batchStringMap(where, "headers", item.headers),
+    queryParams: batchStringMap(where, "queryParams", item.queryParams),
+    idempotencyKey: parseOptionalText(key),
+    given,
+  };
+}
+
+/** Every request of the Requests input, checked; the first problem is thrown in one line naming the item. */
+export function parseBatchRequests(value: unknown): BatchItem[] {
+  return batchList(value).map(batchItem);
+}
+
+export function parseParkQueue(value: unknown): string | undefined {
+  const name = parseOptionalText(value);
+  if (name !== undefined && name.length > 200) throw new ThrottleInputError(`Invalid ${PARK_QUEUE_LABEL}: the name is ${name.length} characters long. Use a short name of up to 200 characters, e.g. crm-contacts.`);
+  return name;
+}
+
+const PARK_QUEUE_MEANS =
+  "A park queue is a named list kept in cross-flow state (this component's own key): items that could not be sent wait there with their not_before, never dropped. It holds up to 1,000 items (and 2 MB); what does not fit comes back in the step's deferred list with a warning.";
+
+/** Send Batch's own inputs: the requests, how many at once, and where deferred items are kept. */
+export const batchInputs = {
+  requests: input({
+    label: REQUESTS_LABEL,
+    type: "code",
+    language: "json",
+    required: true,
+    comments:
+      "A JSON array of requests, or a reference to one from a previous step or a code step. Each request: method, url (a full URL, or a path with the connection's Base URL), and optionally id (to find it in the results; the index by default), data (the body), headers, queryParams and idempotencyKey (for writes, e.g. the record's id). The connection's credentials are added to every request: do not put them in the items.",
+    example: '[{"id": "c-1", "method": "POST", "url": "/contacts", "data": {"email": "ada@example.com"}, "idempotencyKey": "c-1"}]',
+    placeholder: '[{"method": "GET", "url": "/contacts/1"}]',
+    clean: (value: unknown) => {
+      parseBatchRequests(value);
+      return batchList(value);
+    },
+  }),
+  concurrency: input({
+    label: CONCURRENCY.label,
+    type: "string",
+    required: false,
+    default: String(CONCURRENCY.fallback),
+    comments:
+      "How many requests may be in flight at once (1 to 32). The API's pace is kept either way: every request waits for its turn from the rate-limit scope's governor, which learns the budget from the API's answers. More in flight only helps an API that answers slowly.",
+    example: "8",
+    placeholder: String(CONCURRENCY.fallback),
+    clean: (value: unknown) => parseWhole(CONCURRENCY, value),
+  }),
+  parkQueue: input({
+    label: PARK_QUEUE_LABEL,
+    type: "string",
+    required: false,
+    comments: `Optional: the name of a park queue for the items this step cannot send now (an API's long wait, or the execution's time running out). ${PARK_QUEUE_MEANS} A later execution takes them back with Take Parked Items and the same name. Blank: deferred items are only returned in the step's result.`,
+    example: "crm-contacts",
+    placeholder: "crm-contacts",
+    clean: parseParkQueue,
+  }),
+};
+
+export function parseBatch(params: Record<string, unknown>) {
+  return { items: parseBatchRequests(params.requests), concurrency: parseWhole(CONCURRENCY, params.concurrency), parkQueue: parseParkQueue(params.parkQueue) };
+}
+
+/** Take Parked Items: the queue's name and how many items to take at most. */
+export const takeParkedInputs = {
+  parkQueue: input({
+    label: PARK_QUEUE_LABEL,
+    type: "string",
+    required: true,
+    comments: `The park queue to take items from: the same name as the Send Batch step's Park Queue. ${PARK_QUEUE_MEANS} Only items whose not_before has passed are taken; the others stay.`,
+    example: "crm-contacts",
+    placeholder: "crm-contacts",
+    clean: (value: unknown) => {
+      const name = parseParkQueue(value);
+      if (!name) throw new ThrottleInputError(`Invalid ${PARK_QUEUE_LABEL}: it is empty. Enter the same name as the Send Batch step's Park Queue, e.g. crm-contacts.`);
+      return name;
+    },
+  }),
+  maxItems: input({
+    label: MAX_ITEMS.label,
+    type: "string",
+    required: false,
+    default: String(MAX_ITEMS.fallback),
+    comments: `The most items to take in this step (1 to ${MAX_BATCH_ITEMS}); the rest stay in the queue for a later execution. 1000 takes everything a full queue holds.`,
+    example: "200",
+    placeholder: String(MAX_ITEMS.fallback),
+    clean: (value: unknown) => parseWhole(MAX_ITEMS, value),
+  }),
+};
+
+export function parseTakeParked(params: Record<string, unknown>) {
+  return { parkQueue: takeParkedInputs.parkQueue.clean(params.parkQueue), maxItems: parseWhole(MAX_ITEMS, params.maxItems) };
+}
+
+/**
+ * The policy inputs as Send Batch uses them: the same keys, defaults and parsing (parsePolicy),
+ * counted per request, less On Long Wait: a batch always defers what cannot run now (failing the
+ * step would re-run the items that succeeded and throw away the list of the others).
+ */
+const policyInputsButOnLongWait = Object.fromEntries(Object.entries(policyInputs).filter(([key]) => key !== "onLongWait")) as Omit<typeof policyInputs, "onLongWait">;
+export const batchPolicyInputs = {
+  ...policyInputsButOnLongWait,
+  maxAttempts: { ...policyInputs.maxAttempts, comments: "Calls each request may make, the first one included (1 to 20)." },
+  maxInlineWaitSeconds: {
+    ...policyInputs.maxInlineWaitSeconds,
+    comments: "The longest wait a request sleeps through before calling again. When the API asks for a longer wait, that request and the rest of its scope's items are deferred at once, without calling. Never past Prismatic's 15-minute execution limit.",
+  },
+  maxTotalSeconds: {
+    ...policyInputs.maxTotalSeconds,
+    comments: "The whole batch's time budget, from the step's start (1 to 900). No request starts when it could not finish inside it (or inside the execution); those are deferred.",
+  },
+};
+
+/** Send Batch: the connection, the requests and how to send them, then the policy. */
+export const sendBatchInputs = { connection: connectionInput, ...batchInputs, ...batchPolicyInputs };

@@ -17,8 +17,13 @@ export function loggerOf(context: Pick<ActionContext, "logger">): ClientLogger {
   };
 }
 
-/** The governors as this execution loaded them from cross-flow state (Prismatic loads state when an execution starts). */
-export function openStore(context: Pick<ActionContext, "logger" | "crossFlowState">): CrossFlowStore {
+/**
+ * The governors (and park queues) as this execution loaded them from cross-flow state (Prismatic
+ * loads state when an execution starts). Every action gets its store here, with its inputs, so
+ * that a shared store chosen by an input (Redis) is picked in this one place.
+ */
+// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the step's inputs: where a shared-store input will be read
+export function openStore(context: Pick<ActionContext, "logger" | "crossFlowState">, params: Record<string, unknown> = {}): CrossFlowStore {
   return createCrossFlowStore(context.crossFlowState, { warn: (message) => context.logger.warn(message) });
 }
 
@@ -33,8 +38,17 @@ export function executionDeadlineMs(startedAt: string | undefined, nowMs: number
  * The client for a step: the connection's auth plus the step's policy. Every action that sends
  * requests builds it here, so the policy inputs mean the same thing in each of them.
  */
-export function throttleClientFor(input: { context: Pick<ActionContext, "logger" | "startedAt">; auth: ConnectionAuth; policy: StepPolicy; store: CrossFlowStore; nowMs: number }): ThrottleClient {
+export function throttleClientFor(input: {
+  context: Pick<ActionContext, "logger" | "startedAt">;
+  auth: ConnectionAuth;
+  policy: StepPolicy;
+  store: CrossFlowStore;
+  nowMs: number;
+  /** An earlier end than the execution's (Send Batch: its Max Total from its start). */
+  deadlineMs?: number;
+}): ThrottleClient {
   const { context, auth, policy, store, nowMs } = input;
+  const executionEndMs = executionDeadlineMs(context.startedAt, nowMs);
   return createThrottleClient({
     baseUrl: auth.baseUrl,
     headers: auth.headers,
@@ -54,7 +68,7 @@ export function throttleClientFor(input: { context: Pick<ActionContext, "logger"
       maxAttempts: policy.maxAttempts,
       maxInlineWaitMs: policy.maxInlineWaitMs,
       maxTotalMs: policy.maxTotalMs,
-      deadlineMs: executionDeadlineMs(context.startedAt, nowMs),
+      deadlineMs: input.deadlineMs === undefined ? executionEndMs : Math.min(input.deadlineMs, executionEndMs ?? input.deadlineMs),
       jitter: policy.jitter,
       backoffBaseMs: policy.backoffBaseMs,
       backoffCapMs: policy.backoffCapMs,

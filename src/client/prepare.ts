@@ -43,6 +43,8 @@ export interface PreparedRequest {
   attemptTimeoutMs: number;
   startedAtMs: number;
   deadlineMs: number;
+  /** No attempt starts after this (the request's latestStartMs, never past the deadline). */
+  latestStartMs: number;
 }
 
 export function resolveUrl(baseUrl: string | undefined, url: string): URL {
@@ -98,6 +100,10 @@ function checkTimeout(value: number | undefined): void {
   }
 }
 
+function checkLatestStart(value: number | undefined): void {
+  if (value !== undefined && !Number.isFinite(value)) throw new ThrottleInputError(`Invalid latestStartMs: ${String(value)}. Use an epoch-ms time, or leave it out.`);
+}
+
 /** The caller's key, a key already in the headers, or one generated for providers that document it; blank is no key. */
 function withIdempotencyKey(headers: Record<string, string>, req: ThrottleRequest, isWrite: boolean, provider: string): string | null {
   const existingName = Object.keys(headers).find((n) => n.toLowerCase() === "idempotency-key");
@@ -122,6 +128,7 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
     throw new ThrottleInputError(redactor.text((error as Error).message));
   }
   checkTimeout(req.timeoutMs);
+  checkLatestStart(req.latestStartMs);
   const provider = providerOf(ctx, url);
   const params = { ...ctx.options.params, ...req.params };
   const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
@@ -153,5 +160,6 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
     attemptTimeoutMs: req.timeoutMs ?? ctx.policy.attemptTimeoutMs,
     startedAtMs,
     deadlineMs,
+    latestStartMs: Math.min(deadlineMs, req.latestStartMs ?? Number.POSITIVE_INFINITY),
   };
 }

@@ -172,7 +172,7 @@ export class RequestRun {
     for (;;) {
       if (this.signal.aborted) throw abortError(this.signal);
       const nowMs = ctx.clock.nowMs();
-      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.deadlineMs);
+      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
       const { result, nowMs: storeNowMs } = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, random: ctx.random() });
       if (result.kind === "defer") {
         this.log({ attempt: this.attempts.length + 1, status: null, waitMs: Math.max(0, result.notBeforeMs - storeNowMs), waitSource: "governor", decision: "defer_before_call", reason: result.why });
@@ -285,7 +285,7 @@ export class RequestRun {
     const verdict = this.failureVerdict(error);
     this.lastVerdict = verdict;
     const nowMs = this.ctx.clock.nowMs();
-    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.deadlineMs) ? this.req.deadlineMs : null }, { nowMs, random: this.ctx.random });
+    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
     const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });
     const decision = applyWriteSafety(planned, safety);
     const unsafe = decision !== planned;

@@ -74,6 +74,13 @@ export interface ThrottleRequest {
   /** Makes a POST/PATCH safe to retry after any failure; sent as Idempotency-Key and reused on every attempt. */
   idempotencyKey?: string;
   timeoutMs?: number;
+  /**
+   * No attempt of this request starts after this time (epoch ms): a slot or a retry that would
+   * start later defers the request, as a wait past the inline limit does. An attempt that starts
+   * keeps its whole timeout (up to the deadline). For a caller that must not start what it could
+   * not finish (Send Batch: the execution's end less one attempt timeout). Default: the deadline.
+   */
+  latestStartMs?: number;
   responseType?: ResponseType;
   signal?: AbortSignal;
 }

@@ -10,7 +10,7 @@ import { createProgress } from "./progress";
 import { textTable, verdictOnOurs } from "./report";
 import { runScenario } from "./run";
 import { loadScenario, ScenarioError } from "./scenario";
-import { strategyByName, STRATEGY_NAMES } from "./strategies";
+import { DEFAULT_STRATEGY_NAMES, strategyByName, STRATEGY_NAMES } from "./strategies";
 import type { Strategy } from "./strategies/common";
 
 const USAGE = "usage: npm run -s bench -- --scenario FILE [--json]";
@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (!values.scenario) throw new UsageError(`--scenario is required; ${USAGE}`);
-  const scenario = loadScenario(values.scenario, STRATEGY_NAMES);
+  const scenario = loadScenario(values.scenario, STRATEGY_NAMES, DEFAULT_STRATEGY_NAMES);
   const progress = createProgress();
   const runs = await runScenario(scenario, resolveStrategy, (name, i, total) => progress.update(`${scenario.name}: ${name} (${i + 1}/${total})`));
   progress.done();

@@ -10,7 +10,7 @@ import { createProgress } from "./progress";
 import { markdownTable, renderHtml, summaryText, textTable, verdictOnOurs, type ScenarioReport } from "./report";
 import { runScenario } from "./run";
 import { loadScenario } from "./scenario";
-import { strategyByName, STRATEGY_NAMES } from "./strategies";
+import { DEFAULT_STRATEGY_NAMES, strategyByName, STRATEGY_NAMES } from "./strategies";
 import type { Strategy } from "./strategies/common";
 
 export const SUITE = ["seed-retry-after", "seed-no-retry-after", "seed-budget-headers", "registration-day", "fan-out-50", "graphql-cost", "hubspot-writes", "shopify-rest-bucket", "daily-quota", "seed-real-clock", "fan-out-real-clock"];
@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
   const progress = createProgress();
   const reports: ScenarioReport[] = [];
   for (const [i, id] of SUITE.entries()) {
-    const scenario = loadScenario(path.join(SCENARIO_DIR, `${id}.json`), STRATEGY_NAMES);
+    const scenario = loadScenario(path.join(SCENARIO_DIR, `${id}.json`), STRATEGY_NAMES, DEFAULT_STRATEGY_NAMES);
     const runs = await runScenario(scenario, resolveStrategy, (name, j, total) =>
       progress.update(`[${i + 1}/${SUITE.length}] ${scenario.name} - ${name} (${j + 1}/${total}), ${((performance.now() - started) / 1000).toFixed(0)} s`),
     );

@@ -48,8 +48,10 @@ function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jo
 async function execute(scenario: Scenario, strategy: Strategy, api: ThrottledApi, baseUrl: string, virtual: boolean, signal: AbortSignal | undefined): Promise<JobRecord[]> {
   const shared: SharedStore = { crossFlowState: {}, memory: new Map() };
   const env: StrategyEnv = { scenario, baseUrl, adapter: virtual ? inProcessAdapter(api) : undefined, clock: globalClock, shared };
+  const jobs = makeJobs(scenario.workload.jobs, scenario.workload.method);
+  if (strategy.runAll) return strategy.runAll(env, jobs, signal);
   return runWorkers({
-    jobs: makeJobs(scenario.workload.jobs, scenario.workload.method),
+    jobs,
     workers: scenario.workload.workers,
     executionLimitMs: scenario.workload.executionLimitMs,
     clock: globalClock,

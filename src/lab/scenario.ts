@@ -92,8 +92,12 @@ function bool(obj: Json, key: string, where: string, fallback: boolean): boolean
   return value;
 }
 
-/** Validates a parsed scenario and fills in defaults. `knownStrategies` guards the strategy list. */
-export function parseScenario(raw: unknown, knownStrategies: readonly string[]): Scenario {
+/**
+ * Validates a parsed scenario and fills in defaults. `knownStrategies` guards the strategy list;
+ * `defaultStrategies` run when the scenario names none (strategies that need the real clock are
+ * known but not run by default).
+ */
+export function parseScenario(raw: unknown, knownStrategies: readonly string[], defaultStrategies: readonly string[] = knownStrategies): Scenario {
   if (!isObject(raw)) throw new ScenarioError("a scenario must be a JSON object");
   const name = raw.name;
   if (typeof name !== "string" || name.trim() === "") throw new ScenarioError("name is required (a non-empty string)");
@@ -107,7 +111,7 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[]):
 
   const limiter = oneOf(server, "limiter", "server", LIMITER_KINDS, undefined);
   const dialect = oneOf(server, "dialect", "server", DIALECT_IDS, "generic");
-  const strategiesRaw = raw.strategies ?? knownStrategies;
+  const strategiesRaw = raw.strategies ?? defaultStrategies;
   if (!Array.isArray(strategiesRaw) || strategiesRaw.length === 0 || !strategiesRaw.every((s) => typeof s === "string")) {
     throw new ScenarioError("strategies must be a non-empty array of strategy names");
   }
@@ -157,7 +161,7 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[]):
 }
 
 /** Reads and validates a scenario file. */
-export function loadScenario(file: string, knownStrategies: readonly string[]): Scenario {
+export function loadScenario(file: string, knownStrategies: readonly string[], defaultStrategies: readonly string[] = knownStrategies): Scenario {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -171,5 +175,5 @@ export function loadScenario(file: string, knownStrategies: readonly string[]): 
   } catch (error) {
     throw new ScenarioError(`scenario file ${file} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
   }
-  return parseScenario(raw, knownStrategies);
+  return parseScenario(raw, knownStrategies, defaultStrategies);
 }

@@ -6,6 +6,9 @@
  * the step's result under this component's ONE key: Prismatic's own components return only their
  * own key (prismatic-io/components, dropbox and google-drive), and returning every key would write
  * stale copies of other components' keys back.
+ *
+ * The saved object is { v: 1, salt, scopes, queues? }: queues (Send Batch's park queues) is
+ * written only when a queue holds items, and a state saved before queues existed reads as none.
  */
 import { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from "./memory";
 
@@ -30,20 +33,24 @@ export function createCrossFlowStore(crossFlowState: unknown, options: MemorySto
   const stored = isRecord(crossFlowState) ? crossFlowState[STATE_KEY] : undefined;
   let salt: string | undefined;
   let scopes: Record<string, unknown> = {};
+  let queues: unknown = undefined;
   if (stored !== undefined && stored !== null) {
     if (isRecord(stored) && stored.v === 1 && isRecord(stored.scopes)) {
       scopes = stored.scopes;
+      queues = stored.queues;
       if (typeof stored.salt === "string" && /^[0-9a-f]{32}$/.test(stored.salt)) salt = stored.salt;
     } else {
       warn(`throttle-aware-http: the stored state under ${STATE_KEY} is not in a known format; starting afresh.`);
     }
   }
   const memory = createMemoryStore({ ...options, salt: options.salt ?? salt });
-  for (const problem of memory.load(scopes)) warn(`throttle-aware-http: ${problem}`);
+  for (const problem of [...memory.load(scopes), ...memory.loadQueues(queues)]) warn(`throttle-aware-http: ${problem}`);
   return Object.assign(memory, {
     kind: "cross-flow" as const,
     toCrossFlowState(): Record<string, unknown> {
-      return { [STATE_KEY]: { v: 1, salt: memory.saltValue, scopes: Object.fromEntries(memory.snapshot()) } };
+      const queues = memory.queuesSnapshot();
+      const saved = { v: 1, salt: memory.saltValue, scopes: Object.fromEntries(memory.snapshot()) };
+      return { [STATE_KEY]: Object.keys(queues).length > 0 ? { ...saved, queues } : saved };
     },
   });
 }

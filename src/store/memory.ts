@@ -5,7 +5,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
-import type { ClaimScopes, GovernorStore, StoreClaim } from "./types";
+import { createQueueSet } from "./queue";
+import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
 
 /** The time source a store waits on (the client's clock: real, or virtual in the lab). */
 export interface StoreClock {
@@ -20,6 +21,8 @@ export interface MemoryStoreOptions {
   maxScopes?: number;
   /** The fingerprint salt; a random one per store when absent. */
   salt?: string;
+  /** Park queue bounds: per queue (default 1,000 items, 2 MiB) and for all queues together (default 8 MiB). */
+  queues?: { limits?: Partial<QueueLimits>; maxTotalBytes?: number };
   /** Called with every decision, for tracing (the lab's --trace, a user's metrics). Must not throw. */
   onEvent?: (event: StoreEvent) => void;
 }
@@ -34,6 +37,10 @@ export interface MemoryStore extends GovernorStore {
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
   load(scopes: Record<string, unknown>): string[];
+  /** Every park queue's items (copies), by queue name. */
+  queuesSnapshot(): Record<string, ParkedItem[]>;
+  /** Loads park queues written elsewhere (checked; malformed items are dropped and reported). Returns the problems, one line each. */
+  loadQueues(queues: unknown): string[];
   readonly saltValue: string;
 }
 
@@ -66,6 +73,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const saltValue = options.salt ?? randomBytes(16).toString("hex");
   const states = new Map<string, GovernorState>();
   const waiters = new Map<string, Set<() => void>>();
+  const queues = createQueueSet(options.queues);
 
   function notify(scope: string): void {
     const set = waiters.get(scope);
@@ -159,6 +167,15 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async salt() {
       return saltValue;
     },
+    async park(queue, items, limits) {
+      return queues.park(queue, items, limits);
+    },
+    async takeParked(queue, nowMs, maxItems) {
+      if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
+      return queues.take(queue, nowMs, maxItems);
+    },
+    queuesSnapshot: () => queues.snapshot(),
+    loadQueues: (value) => queues.load(value),
     async close() {},
     snapshot: () => states,
     load(scopes) {

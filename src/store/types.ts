@@ -4,6 +4,10 @@
  * Lua script. Backings: memory (one process), cross-flow state (Prismatic's embedded default:
  * loaded when an execution starts, written when it ends), Redis (shared across executions,
  * instances and processes).
+ *
+ * Beside the governors, a store keeps park queues: named lists of work that could not run yet
+ * (Send Batch's deferred items), each held until its not_before. park and takeParked are single
+ * operations so that a shared store can make each one atomic (one Lua script in Redis).
  */
 import type { ClaimRequest, ClaimResult, GovernorState, LimitType, Observation } from "../engine";
 
@@ -23,6 +27,42 @@ export interface ClaimScopes {
   holds: readonly string[];
 }
 
+/** One item in a park queue: what the caller gave, and the time before which it must not be taken. */
+export interface ParkedItem {
+  /** The work as the caller gave it (JSON: it is stored as given). */
+  item: Record<string, unknown>;
+  /** Not taken before this time, epoch ms. */
+  notBeforeMs: number;
+  /** Why it was parked, in one sentence. */
+  reason: string;
+}
+
+/** The bounds of one park queue. */
+export interface QueueLimits {
+  /** The most items a queue holds. */
+  maxItems: number;
+  /** The most bytes a queue holds (its items as UTF-8 JSON). */
+  maxBytes: number;
+}
+
+export interface ParkResult {
+  /** Items added to the queue. */
+  parked: number;
+  /** Items that did not fit (queue full, or an item larger than the byte bound), in the order given: never dropped, handed back. */
+  overflow: ParkedItem[];
+  /** Items in the queue after this call. */
+  queued: number;
+}
+
+export interface TakeResult {
+  /** Items whose not_before has passed, in queue order, removed from the queue. */
+  items: ParkedItem[];
+  /** Items still in the queue. */
+  remaining: number;
+  /** The earliest not_before among the items still in the queue, epoch ms; null when it is empty. */
+  nextNotBeforeMs: number | null;
+}
+
 export interface GovernorStore {
   readonly kind: StoreKind;
   claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim>;
@@ -39,6 +79,13 @@ export interface GovernorStore {
   changed(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
   /** A secret kept with the state, mixed into scope fingerprints so that a log reader cannot test credential guesses. */
   salt(): Promise<string>;
+  /**
+   * Appends items to a named queue, in one atomic step. What does not fit the queue's bounds
+   * (limits, or the store's defaults) comes back as overflow, in order; nothing is dropped.
+   */
+  park(queue: string, items: readonly ParkedItem[], limits?: Partial<QueueLimits>): Promise<ParkResult>;
+  /** Removes and returns, in one atomic step, up to maxItems items whose not_before is at or before nowMs; the others stay, in order. */
+  takeParked(queue: string, nowMs: number, maxItems: number): Promise<TakeResult>;
   /** Releases sockets and timers (Redis); a no-op in memory. */
   close(): Promise<void>;
 }

@@ -38,6 +38,12 @@ export interface Strategy {
   /** One line for the report: what it is and how it is configured. */
   description: string;
   createRunner(env: StrategyEnv, workerIndex: number): JobRunner;
+  /**
+   * Runs every job itself, in one go, instead of job by job on the scenario's workers: a strategy
+   * that is one Prismatic step over all the jobs (Send Batch) or one loop of steps. Each job's
+   * record says when it ended (lab-clock epoch ms) and how.
+   */
+  runAll?(env: StrategyEnv, jobs: readonly Job[], signal: AbortSignal | undefined): Promise<Array<{ jobId: string; outcome: JobOutcome; endAtMs: number }>>;
 }
 
 /** A plain axios instance on the lab's transport. */
