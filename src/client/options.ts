@@ -2,7 +2,7 @@
  * A client's settings, checked once: bad values get one line saying what to enter. Everything a
  * request needs from its client is in ClientContext.
  */
-import { DEFAULT_POLICY, type RetryPolicy } from "../engine";
+import { DEFAULT_POLICY, type RetryPolicy, type ServerClock } from "../engine";
 import { createMemoryStore, type GovernorStore } from "../store";
 import { MAX_TIMER_MS, realClock } from "./clock";
 import { ThrottleInputError } from "./errors";
@@ -29,6 +29,8 @@ export interface ClientContext {
   redactor: Redactor;
   /** The credential's keyed fingerprint, once the store's salt is known. */
   fingerprint?: Promise<string>;
+  /** Per host, the server's clock as its Date headers showed it (engine/server-clock.ts). */
+  serverClocks: Map<string, ServerClock>;
 }
 
 function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -80,5 +82,6 @@ export function createContext(options: ThrottleClientOptions): ClientContext {
     secrets,
     credentialMaterial,
     redactor,
+    serverClocks: new Map(),
   };
 }

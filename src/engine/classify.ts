@@ -146,7 +146,8 @@ export function classify(input: ClassifyInput, options: ClassifyOptions): Verdic
 /** The full reading: the context, the dialect's interpretation, the wait floor and the caps. */
 export function classifyFully(input: ClassifyInput, options: ClassifyOptions): Verdict {
   const maxServerWaitMs = capOption(options.maxServerWaitMs);
-  const ctx = createContext(input, options.nowMs);
+  const offset = options.serverClockOffsetMs;
+  const ctx = createContext(input, options.nowMs, offset !== undefined && Number.isFinite(offset) ? offset : undefined);
   const { dialect, unknownProvider } = pickDialect(input, ctx.host);
   if (unknownProvider !== null) ctx.ignore("provider", unknownProvider, "no dialect has this id; the generic rules were used");
 

@@ -106,6 +106,8 @@ export function readUrl(url: string | undefined): { host: string; path: string }
  * A class rather than an object of closures: contexts are made once per response on a hot path,
  * and methods on a prototype cost nothing to create.
  */
+const SECOND_MS = 1000;
+
 /** A name with no upper-case letter needs no lower-casing. */
 const LOWER = /^[^A-Z]*$/;
 
@@ -123,7 +125,11 @@ class ResponseContext implements SignalContext {
   private bodyTextCache: string | undefined;
   private serverNowCache: number | undefined;
 
-  constructor(input: ClassifyInput, nowMs: number) {
+  constructor(
+    input: ClassifyInput,
+    nowMs: number,
+    private readonly serverClockOffsetMs?: number,
+  ) {
     this.headers = normaliseHeaders(input.response.headers);
     const { body, bodyText } = readBody(input.response.body);
     this.body = body;
@@ -143,12 +149,23 @@ class ResponseContext implements SignalContext {
     const dateHeader = this.headers.get("date");
     if (dateHeader !== undefined) {
       const parsed = parseHttpDate(dateHeader, this.nowMs, { tolerant: true });
-      if (parsed) serverNowMs = parsed.epochMs;
+      if (parsed) serverNowMs = this.learnedServerNow(parsed.epochMs);
       else this.ignore("date", dateHeader, "not an HTTP-date; waits are measured on the local clock");
       if (parsed?.form === "tolerant") this.deviate(`date as a non-standard HTTP-date (${parsed.notes?.join(", ") ?? "tolerant reading"})`);
     }
     this.serverNowCache = serverNowMs;
     return serverNowMs;
+  }
+
+  /**
+   * The server's now from the offset learned over earlier answers, when this answer's Date agrees
+   * with it (a truncated Date is up to a second behind the server's clock; the learned offset is
+   * not); else this Date.
+   */
+  private learnedServerNow(dateMs: number): number {
+    if (this.serverClockOffsetMs === undefined) return dateMs;
+    const learnedMs = this.nowMs + this.serverClockOffsetMs;
+    return learnedMs >= dateMs - SECOND_MS && learnedMs < dateMs + 2 * SECOND_MS ? Math.max(dateMs, learnedMs) : dateMs;
   }
 
   get bodyText(): string {
@@ -172,8 +189,8 @@ class ResponseContext implements SignalContext {
   }
 }
 
-export function createContext(input: ClassifyInput, nowMs: number): SignalContext {
-  return new ResponseContext(input, nowMs);
+export function createContext(input: ClassifyInput, nowMs: number, serverClockOffsetMs?: number): SignalContext {
+  return new ResponseContext(input, nowMs, serverClockOffsetMs);
 }
 
 /** Safe property access into a parsed JSON body. */

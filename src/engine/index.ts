@@ -16,3 +16,5 @@ export { policyProblem } from "./plan";
 export { normaliseHost } from "./context";
 export { DEFAULT_MAX_SERVER_WAIT_MS } from "./time";
 export * from "./governor";
+export { observeServerDate, serverClockOffsetMs } from "./server-clock";
+export type { ServerClock } from "./server-clock";

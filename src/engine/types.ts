@@ -34,6 +34,13 @@ export interface ClassifyOptions {
    * `ignored` and `waitAboveCapMs`, minWaitMs stays null, and plan() defers instead of sleeping.
    */
   maxServerWaitMs?: number;
+  /**
+   * The server's clock as the caller learned it from earlier answers (server - local, ms; see
+   * server-clock.ts): waits stated as instants are measured against nowMs + this instead of the
+   * answer's own Date, which is truncated to the second. Ignored when this answer's Date
+   * contradicts it by more than a second.
+   */
+  serverClockOffsetMs?: number;
 }
 
 /** The remaining allowance a response shows, on a success too. */
@@ -48,6 +55,11 @@ export interface Budget {
   restorePerSecond?: number;
   /** A rolling window's length in ms when no reset instant is shown (HubSpot Interval-Milliseconds). */
   windowMs?: number;
+  /**
+   * Units this request spent, when the budget counts more than requests (a GraphQL query's cost:
+   * Shopify's and Jobber's requestedQueryCost), so that a pacer knows what the next one will take.
+   */
+  requestUnits?: number;
 }
 
 /** A signal present in the response that could not be used, and why. */
