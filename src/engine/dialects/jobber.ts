@@ -46,6 +46,7 @@ function budgetOf(ctx: SignalContext, cost: Cost): Budget {
     resetAt: fullInMs === null ? null : isoAfter(ctx, fullInMs),
     source: "extensions.cost.throttleStatus",
     ...(cost.restoreRate > 0 ? { restorePerSecond: cost.restoreRate } : {}),
+    ...(cost.requested !== undefined && cost.requested > 0 ? { requestUnits: cost.requested } : {}),
   };
 }
 

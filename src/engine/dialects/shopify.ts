@@ -51,6 +51,9 @@ function costBudget(ctx: SignalContext, cost: CostInfo | null): Budget | null {
     resetAt: refillMs === null || !Number.isSafeInteger(refillMs) ? null : isoAfter(ctx, refillMs),
     source: "extensions.cost",
     ...(cost.restoreRate !== undefined && cost.restoreRate > 0 ? { restorePerSecond: cost.restoreRate } : {}),
+    // What the query asked for is what the next similar query will take (LIMITS_DOC: the
+    // requested cost is deducted up front, the difference to the actual cost refunded after).
+    ...(cost.requested !== undefined && cost.requested > 0 ? { requestUnits: cost.requested } : {}),
   };
 }
 
