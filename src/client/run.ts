@@ -9,7 +9,7 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, plan, writeRetrySafety, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import type { PreparedRequest } from "./prepare";
@@ -119,6 +119,11 @@ export class RequestRun {
   /** The caller's signal(s): abort every wait and attempt of this request. */
   readonly signal: AbortSignal;
 
+  /** The caller's signal for waits, or none (no listener is added to the shared never-aborted one). */
+  private get callerSignal(): AbortSignal | undefined {
+    return this.signal === NEVER_ABORTED ? undefined : this.signal;
+  }
+
   axiosConfig(): AxiosRequestConfig {
     const { req } = this;
     // Only dialects that read a 2xx (a throttle can hide in a success body) check every answer
@@ -157,7 +162,7 @@ export class RequestRun {
 
   async beforeAttempt(config: InternalAxiosRequestConfig): Promise<InternalAxiosRequestConfig> {
     if (this.retryWaitMs > 0) {
-      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.signal);
+      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.callerSignal);
       this.retryWaitMs = 0;
     }
     await this.takeSlot();
@@ -180,7 +185,7 @@ export class RequestRun {
       }
       if (result.kind === "wait") {
         const waitMs = Math.max(1, result.untilMs - storeNowMs);
-        await ctx.store.changed(req.governorScope, waitMs, this.signal);
+        await ctx.store.changed(req.governorScope, waitMs, this.callerSignal);
         this.slotWaitMs += Math.max(0, ctx.clock.nowMs() - nowMs);
         continue;
       }
@@ -189,7 +194,7 @@ export class RequestRun {
       if (waitMs > 0) {
         this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
         try {
-          await cappedSleep(ctx.clock, Math.min(waitMs, MAX_TIMER_MS), this.signal);
+          await cappedSleep(ctx.clock, Math.min(waitMs, MAX_TIMER_MS), this.callerSignal);
         } catch (error) {
           await ctx.store.release(req.governorScope, result.seq);
           throw error;
@@ -238,12 +243,29 @@ export class RequestRun {
     // axios' headers object holds the names as own properties (arrays for repeated ones), which is
     // the shape classify reads; no copy is made.
     const headers = response.headers as HeaderInput;
+    const host = this.req.url.host;
+    const nowMs = this.ctx.clock.nowMs();
+    const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     const verdict = classify(
       { request: { method: this.req.method, url: this.req.urlText }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
-      { nowMs: this.ctx.clock.nowMs() },
+      { nowMs, ...(offset === null ? {} : { serverClockOffsetMs: offset }) },
     );
+    // Answers that speak of a limit also teach the server's clock (their instants are read against it).
+    if (verdict.budget !== null || verdict.throttled) this.learnServerClock(host, headers, nowMs);
     this.answer = { response, verdict };
     return verdict;
+  }
+
+  private learnServerClock(host: string, headers: HeaderInput, receivedAtMs: number): void {
+    const date = headers.date ?? headers.Date;
+    const parsed = typeof date === "string" ? parseHttpDate(date, receivedAtMs) : null;
+    if (!parsed) return;
+    const clocks = this.ctx.serverClocks;
+    const next = observeServerDate(clocks.get(host) ?? null, parsed.epochMs, this.sentAtMs, receivedAtMs);
+    if (next === null) return;
+    // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
+    if (!clocks.has(host) && clocks.size >= 256) clocks.clear();
+    clocks.set(host, next);
   }
 
   /** Only for dialects that throttle inside a 2xx: such an answer goes down the retry path like a 429. */
@@ -327,7 +349,7 @@ export class RequestRun {
       resetAtMs: resetAtMs !== null && Number.isFinite(resetAtMs) ? resetAtMs : null,
       windowMs: budget.windowMs ?? null,
       restorePerSecond: budget.restorePerSecond ?? null,
-      unitsPerRequest: null,
+      unitsPerRequest: budget.requestUnits ?? null,
     };
   }
 

@@ -31,10 +31,15 @@ export function prune(state: GovernorState, nowMs: number): void {
   const anchor = state.anchor;
   let firstKept: number;
   if (!anchor && state.limit === null) {
-    // Nothing learned yet: no model reads the slots (the first throttle's lesson counts answers).
-    firstKept = state.slots.length;
+    // Nothing learned yet: no model reads the answered slots (the first throttle's lesson counts
+    // answers); the claims still out are kept, the first reading of the budget counts them.
+    const out = new Set(state.inFlight.map(([seq]) => seq));
+    state.slots = state.slots.filter(([, seq]) => out.has(seq));
+    return;
   } else if (anchor && state.refill !== "fixed") {
-    const keepsHeld = state.windowMs !== null && state.refill === "window";
+    // The units the server still holds come back one window after they were spent, and they are
+    // how the window is learned while it is unknown (inferWindow): keep them whenever the limit is known.
+    const keepsHeld = state.refill === "window" && state.limit !== null;
     firstKept = keepsHeld ? heldSlots(state, anchor).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
     if (firstKept < 0) firstKept = state.slots.length;
   } else {
@@ -98,7 +103,6 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   if (capped) return { state, result: capped };
   const earliest = earliestStart(state, floorMs, units, request.random);
   if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
-  if ("recheck" in earliest) return { state, result: { kind: "wait", untilMs: earliest.atMs, why: earliest.why } };
   const probe = "probeWanted" in earliest;
   return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };
 }

@@ -16,14 +16,7 @@
  */
 import type { Anchor, GovernorState } from "./types";
 
-export type Earliest =
-  | { atMs: number; probe: boolean; why: string }
-  | { probeWanted: true; atMs: number; why: string }
-  /** Contended: ask again at atMs (the state may have changed by then). */
-  | { recheck: true; atMs: number; why: string };
-
-/** Returned by fromAnchor when the last units are contended and this request did not draw one. */
-const CONTENDED = -1;
+export type Earliest = { atMs: number; probe: boolean; why: string } | { probeWanted: true; atMs: number; why: string };
 
 /** Units of claims the anchor's count does not include yet (sent after the observed one). */
 export function unreflectedUnits(state: GovernorState, anchor: Anchor): number {
@@ -32,12 +25,32 @@ export function unreflectedUnits(state: GovernorState, anchor: Anchor): number {
   return units;
 }
 
-/** A bucket: tokens(t) = min(limit, remaining + rate * (t - atMs)) - unreflected. */
-function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units: number, limit: number, windowMs: number): number {
+/**
+ * How many others may be reaching for the same units right now: those arriving within one round
+ * trip at the rate they were seen spending, or, when throttles showed that others spend unseen
+ * (executions that load the same stale state), the reserve those throttles taught.
+ */
+function contenders(state: GovernorState): number {
+  return Math.max(state.othersPerMs * Math.max(1, state.rttMs), state.reserveUnits);
+}
+
+/**
+ * What is left for us of `available`: others spending this budget unseen (executions that load
+ * the same stale state, other apps on the key) took up to one round trip of their spending since
+ * the reading, and the reserve that collisions taught stays theirs.
+ */
+function afterOthers(state: GovernorState, anchor: Anchor, fromMs: number, available: number): number {
+  const spentByOthers = state.othersPerMs > 0 ? Math.min(state.othersPerMs * Math.max(0, fromMs - anchor.atMs), contenders(state)) : 0;
+  return available - Math.max(spentByOthers, state.reserveUnits);
+}
+
+/** A bucket: tokens(t) = min(limit, remaining + rate * (t - atMs)) - unreflected, less what others take. */
+function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units: number, limit: number, windowMs: number, draw: number | undefined): number {
   const perMs = limit / windowMs;
-  const needed = unreflectedUnits(state, anchor) + units - anchor.remaining;
-  if (needed <= 0) return fromMs;
-  return Math.max(fromMs, Math.ceil(anchor.atMs + needed / perMs));
+  const tokens = Math.min(limit, anchor.remaining + perMs * Math.max(0, fromMs - anchor.atMs)) - unreflectedUnits(state, anchor);
+  const left = afterOthers(state, anchor, fromMs, tokens);
+  if (left >= units) return fromMs;
+  return Math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw));
 }
 
 /**
@@ -71,16 +84,7 @@ export function heldSlots(state: GovernorState, anchor: Anchor): { first: number
  * the budget does not allow the request before the reset (or ever, without a reset).
  */
 function fromAnchor(state: GovernorState, anchor: Anchor, fromMs: number, units: number, draw: number | undefined): number | null {
-  let available = anchor.remaining - unreflectedUnits(state, anchor);
-  if (state.othersPerMs > 0) {
-    // Others spend from this budget unseen: what they spent since the reading is gone, and the
-    // ones arriving while this request travels contend for what is left.
-    // Others spend from this budget unseen: up to one round trip of their spending since the
-    // reading is gone, and the ones arriving while this request travels contend for what is left.
-    const contenders = state.othersPerMs * Math.max(1, state.rttMs);
-    available -= Math.min(state.othersPerMs * Math.max(0, fromMs - anchor.atMs), contenders);
-    if (available >= units && available < units + contenders && draw !== undefined && draw >= available / (units + contenders)) return CONTENDED;
-  }
+  let available = afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor));
   if (available >= units) return fromMs;
   const windowMs = state.windowMs;
   if (state.refill !== "window" || windowMs === null) return null;
@@ -101,9 +105,11 @@ function fromAnchor(state: GovernorState, anchor: Anchor, fromMs: number, units:
  * they do not all arrive at once.
  */
 function spreadMs(state: GovernorState, draw: number | undefined): number {
-  if (state.othersPerMs <= 0 || draw === undefined || state.limit === null || state.windowMs === null) return 0;
-  const contenders = state.othersPerMs * Math.max(1, state.rttMs);
-  return Math.round(draw * contenders * (state.windowMs / state.limit));
+  const rivals = contenders(state);
+  if (rivals <= 0 || draw === undefined) return 0;
+  // One unit's refill time, when known; else a round trip.
+  const unitMs = state.limit !== null && state.windowMs !== null ? state.windowMs / state.limit : Math.max(10, state.rttMs);
+  return Math.round(draw * rivals * unitMs);
 }
 
 /** Our own log: at most `limit` units started in any `windowMs`. */
@@ -158,7 +164,8 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
   const anchor = state.anchor;
   const { limit, windowMs } = state;
   if (anchor && state.refill === "bucket" && limit !== null && windowMs !== null) {
-    return { atMs: fromBucket(state, anchor, fromMs, units, limit, windowMs), probe: false, why: "bucket: waits for the units to be restored" };
+    const atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs, draw);
+    return { atMs, probe: false, why: atMs > fromMs ? "bucket: waits for the units to be restored" : "bucket: the units are there" };
   }
   // With no reset shown but a known window, every unit counted at the reading has left the
   // window one window later: that is the reading's reset at the latest.
@@ -166,7 +173,6 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
   if (anchor && (resetAtMs === 0 || fromMs < resetAtMs)) {
     const reading = resetAtMs === anchor.resetAtMs ? anchor : { ...anchor, resetAtMs };
     const atMs = fromAnchor(state, reading, fromMs, units, draw);
-    if (atMs === CONTENDED) return { recheck: true, atMs: fromMs + Math.max(10, state.rttMs), why: "the last units are contended by others sharing the budget: asks again after one round trip" };
     if (atMs !== null) return { atMs, probe: false, why: atMs > fromMs ? "the server's count: waits for units to leave the window" : "the server's count allows it" };
     if (resetAtMs === 0) return { probeWanted: true, atMs: fromMs, why: "the budget is spent and the server shows neither reset nor window: one request probes" };
     return afterReset(state, reading, resetAtMs, units);

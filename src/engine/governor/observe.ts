@@ -74,12 +74,17 @@ const OTHERS_SMOOTHING = 0.3;
  */
 function learnOthers(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const elapsedMs = observation.sentAtMs - previous.atMs;
-  if (elapsedMs <= 0 || (previous.resetAtMs > 0 && observation.sentAtMs >= previous.resetAtMs) || state.refill === "bucket") return;
+  if (elapsedMs <= 0 || (state.refill !== "bucket" && previous.resetAtMs > 0 && observation.sentAtMs >= previous.resetAtMs)) return;
   // Ours in between: claims after the previous reading up to this one, plus those that were late
   // for the previous reading, less those late for this one.
   let ours = previous.lateUnits - lateUnits;
   for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
-  const othersUnits = Math.max(0, previous.remaining - ours - remaining);
+  // A bucket refilled meanwhile at its known rate; a window's refill is not modelled here (units
+  // coming back only hide others' spending: the estimate errs low).
+  const limit = state.limit;
+  const windowMs = state.windowMs;
+  const refilled = state.refill === "bucket" && limit !== null && windowMs !== null ? Math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) : previous.remaining;
+  const othersUnits = Math.max(0, refilled - ours - remaining);
   const sample = othersUnits / elapsedMs;
   state.othersPerMs = state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING;
 }
@@ -143,6 +148,21 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
   if (state.inFlightCapGrows) {
     state.inFlightCap = null;
     state.inFlightCapGrows = false;
+  }
+}
+
+/**
+ * A throttle on a budget the server showed means the model let through what the server did not
+ * have: someone spends it unseen. Keep one more unit for them (up to half the limit). Clean answers
+ * give it back slowly (a window's worth of them returns one unit), so the reserve settles where
+ * collisions are about one per window.
+ */
+function learnReserve(state: GovernorState, observation: Observation, units: number): void {
+  if (state.anchor === null || state.limit === null) return;
+  if (observation.kind === "throttled" && observation.limitType !== "quota") {
+    state.reserveUnits = Math.min(state.limit / 2, state.reserveUnits + units);
+  } else if (observation.kind === "ok" && state.reserveUnits > 0) {
+    state.reserveUnits = Math.max(0, state.reserveUnits - units / state.limit);
   }
 }
 
@@ -223,6 +243,7 @@ export function observeInPlace(state: GovernorState, observation: Observation, o
   }
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
   else if (observation.kind === "ok") applyOk(state, observation, units);
+  learnReserve(state, observation, units);
   prune(state, nowMs);
   return state;
 }

@@ -43,6 +43,7 @@ export function emptyState(nowMs: number): GovernorState {
     learnedAtSeq: 0,
     rttMs: 0,
     othersPerMs: 0,
+    reserveUnits: 0,
     updatedAtMs: clampTime(nowMs),
   };
 }
@@ -152,6 +153,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     learnedAtSeq: v.learnedAtSeq as number,
     rttMs: v.rttMs as number,
     othersPerMs: typeof v.othersPerMs === "number" && Number.isFinite(v.othersPerMs) && v.othersPerMs >= 0 && v.othersPerMs < 1e6 ? v.othersPerMs : 0,
+    reserveUnits: typeof v.reserveUnits === "number" && Number.isFinite(v.reserveUnits) && v.reserveUnits >= 0 && v.reserveUnits <= 1e6 ? v.reserveUnits : 0,
     updatedAtMs: v.updatedAtMs as number,
   };
   return { state };

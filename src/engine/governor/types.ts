@@ -86,6 +86,13 @@ export interface GovernorState {
    * the same last units.
    */
   othersPerMs: number;
+  /**
+   * Units kept for others that spend this budget unseen, learned from collisions: a throttle on a
+   * slot the server's own count said was free raises it, a long run of clean answers lowers it.
+   * Zero wherever the store sees every claim (memory, Redis); about the number of concurrent
+   * executions minus one where each loads a stale copy (cross-flow state).
+   */
+  reserveUnits: number;
   updatedAtMs: number;
 }
 
