@@ -372,6 +372,7 @@ export class RequestRun {
       waitFromServer: verdict.throttled && verdict.minWaitMs !== null,
       budget: this.observedBudget(verdict, replayed),
       reason: req.redactor.text(verdict.reason),
+      counted: !replayed,
     });
     if (verdict.throttled && waitMs !== null && req.governorScope !== req.baseScope && spansWholeApi(req.requestParts, verdict.scope)) {
       await ctx.store.holdUntil(req.baseScope, nowMs + waitMs, req.redactor.text(verdict.reason), verdict.limitType);

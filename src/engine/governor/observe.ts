@@ -134,6 +134,13 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     // Throttled before any success: the budget was spent before we came, which says nothing of its size.
     if (admitted === 0) return;
     state.limit = admitted;
+    // The window is spent: the log gets those units back, timed as late as they can have been
+    // (the throttled request's send), so they leave it no earlier than they really do.
+    const placed = state.slots.reduce((sum, [atMs, , units]) => (atMs >= episodeStartMs ? sum + units : sum), 0);
+    if (admitted > placed) {
+      state.slots.push([clampTime(observation.sentAtMs), observation.seq, admitted - placed]);
+      state.slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    }
     if (state.windowSource !== "shown") {
       const observedMs = resetAtMs !== null ? resetAtMs - episodeStartMs : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
       state.windowMs = Math.max(state.windowMs ?? 0, observedMs, 1);
@@ -241,6 +248,8 @@ export function observeInPlace(state: GovernorState, observation: Observation, o
     applyShape(state, observation.budget);
     applyAnchor(state, observation, observation.budget);
   }
+  // A replayed answer spent nothing: the request leaves our log, as a rejected one does.
+  if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
   else if (observation.kind === "ok") applyOk(state, observation, units);
   learnReserve(state, observation, units);

@@ -133,6 +133,11 @@ export interface Observation {
   waitFromServer: boolean;
   budget: ObservedBudget | null;
   reason: string;
+  /**
+   * False when the server did not count this request against the budget: an answer replayed for an
+   * idempotency key it had seen (Stripe's Idempotent-Replayed), like a throttled one. Default true.
+   */
+  counted?: boolean;
 }
 
 /** A verdict's budget, in the governor's terms (epoch ms on the local clock). */
