@@ -13,7 +13,12 @@ import { loadScenario } from "./scenario";
 import { DEFAULT_STRATEGY_NAMES, strategyByName, STRATEGY_NAMES } from "./strategies";
 import type { Strategy } from "./strategies/common";
 
-export const SUITE = ["seed-retry-after", "seed-no-retry-after", "seed-budget-headers", "registration-day", "fan-out-50", "graphql-cost", "hubspot-writes", "shopify-rest-bucket", "daily-quota", "seed-real-clock", "fan-out-real-clock"];
+export const SUITE = [
+  "seed-retry-after", "seed-no-retry-after", "seed-budget-headers", "registration-day", "fan-out-50", "graphql-cost", "hubspot-writes", "shopify-rest-bucket", "daily-quota", "seed-real-clock", "fan-out-real-clock",
+  // Written for the governor (issue 7): other limiters, dialects, 1 to 50 workers, faults, with and without budget headers.
+  "sliding-http-date-20-workers", "fixed-window-no-budget-headers", "sliding-faults-posts", "token-bucket-4-workers", "stripe-bucket-no-wait", "slack-tier-2",
+  "concurrency-limit-50-workers", "github-primary-fixed-window", "ietf-ratelimit-50-workers", "github-secondary-posts", "one-worker-nothing-shown", "hubspot-cross-flow-100-per-10s",
+];
 
 const SCENARIO_DIR = path.join(__dirname, "scenarios");
 const REPORT_DIR = path.resolve(process.cwd(), "report");
