@@ -13,7 +13,7 @@ export interface RequestShape {
  * each rule citing the provider's documentation.
  */
 export interface Dialect {
-  /** Stable id, used in verdicts, the `provider` input and ledger scopes. */
+  /** Stable id, used in verdicts, the `provider` input and the governors' scope names. */
   id: string;
   label: string;
   /** Host names this dialect answers for; a leading "." matches any subdomain. */

@@ -142,7 +142,9 @@ function fromFixedWindows(state: GovernorState, resetAtMs: number, fromMs: numbe
 
 /** After the anchor's reset (fromMs >= resetAtMs): what is known of the next window. */
 function afterReset(state: GovernorState, anchor: Anchor, fromMs: number, units: number): Earliest {
-  const { limit, windowMs } = state;
+  const { windowMs } = state;
+  // The reserve others took from under our claims stays theirs in the next window too.
+  const limit = state.limit === null ? null : Math.max(units, state.limit - Math.ceil(state.reserveUnits));
   if (limit !== null && windowMs !== null && state.refill === "fixed") {
     return { atMs: fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs), probe: false, why: "fixed window: the limit is back at each reset" };
   }

@@ -86,6 +86,9 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   const refilled = state.refill === "bucket" && limit !== null && windowMs !== null ? Math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) : previous.remaining;
   const othersUnits = Math.max(0, refilled - ours - remaining);
   const sample = othersUnits / elapsedMs;
+  // What others spent unseen between two readings within one window is what they may take from
+  // under the next claim too (executions that loaded the same stale state): keep it in reserve.
+  if (limit !== null && windowMs !== null && elapsedMs <= windowMs) state.reserveUnits = Math.min(limit / 2, Math.max(state.reserveUnits, othersUnits));
   state.othersPerMs = state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING;
 }
 
