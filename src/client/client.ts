@@ -20,9 +20,20 @@ import type { ThrottleClient, ThrottleClientOptions, ThrottleRequest, ThrottleRe
 function createHttp(ctx: ClientContext): AxiosInstance {
   const http = createClient({
     responseType: ctx.options.responseType ?? "json",
-    // Attempts are retried through axios-retry with per-request callbacks (RequestRun.axiosConfig).
-    retryConfig: { retries: 0, retryDelay: () => 0 },
+    // axios-retry asks each request's own RequestRun (carried in its config) whether to repeat an
+    // attempt; set once here, so a request's config carries no retry options to merge.
+    retryConfig: {
+      // plan() enforces maxAttempts; axios-retry must never stop first.
+      retries: ctx.policy.maxAttempts,
+      shouldResetTimeout: true,
+      retryCondition: (error) => (error.config?.throttleRun ? error.config.throttleRun.afterFailure(error) : false),
+      // Every wait is taken in beforeAttempt (our own retry wait, then the slot), on the client's clock.
+      retryDelay: () => 0,
+    },
   });
+  // Limits every request shares, set once rather than merged into each request's config.
+  http.defaults.maxContentLength = ctx.policy.maxResponseBytes;
+  http.defaults.maxRedirects = 5;
   const adapter = ctx.options.adapter;
   if (adapter) {
     // axios leaves validateStatus to the adapter; an in-process adapter may not apply it, and

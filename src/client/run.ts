@@ -136,20 +136,11 @@ export class RequestRun {
       headers: req.headers,
       params: req.params,
       responseType: req.responseType,
-      maxContentLength: this.ctx.policy.maxResponseBytes,
-      maxRedirects: 5,
       // Credentials never follow a redirect to another origin (axios strips these names then).
       ...(req.sensitiveHeaderNames.length > 0 ? { sensitiveHeaders: req.sensitiveHeaderNames } : {}),
       throttleRun: this,
-      "axios-retry": {
-        // plan() enforces maxAttempts; axios-retry must never stop first.
-        retries: this.ctx.policy.maxAttempts,
-        shouldResetTimeout: true,
-        retryCondition: (error: AxiosError) => this.afterFailure(error),
-        // Every wait is taken in beforeAttempt (our own retry wait, then the slot), on the client's clock.
-        retryDelay: () => 0,
-        ...(checksSuccess ? { validateResponse: (response: AxiosResponse) => this.validateResponse(response) } : {}),
-      },
+      // The retry options are the client's (createHttp); only a success check is per request.
+      ...(checksSuccess ? { "axios-retry": { validateResponse: (response: AxiosResponse) => this.validateResponse(response) } } : {}),
     } as AxiosRequestConfig;
   }
 
@@ -248,7 +239,7 @@ export class RequestRun {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     const verdict = classify(
       { request: { method: this.req.method, url: this.req.urlText }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
-      { nowMs, ...(offset === null ? {} : { serverClockOffsetMs: offset }) },
+      { nowMs, requestUrlParts: this.req.urlParts, ...(offset === null ? {} : { serverClockOffsetMs: offset }) },
     );
     // Answers that speak of a limit also teach the server's clock (their instants are read against it).
     if (verdict.budget !== null || verdict.throttled) this.learnServerClock(host, headers, nowMs);
