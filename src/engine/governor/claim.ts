@@ -5,7 +5,7 @@
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
 import { earliestStart, heldSlots } from "./model";
-import { boundSlots, clampTime, copyState, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
+import { boundSlots, clampTime, copyState, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -38,8 +38,9 @@ export function prune(state: GovernorState, nowMs: number): void {
     return;
   } else if (anchor && state.refill !== "fixed") {
     // The units the server still holds come back one window after they were spent, and they are
-    // how the window is learned while it is unknown (inferWindow): keep them whenever the limit is known.
-    const keepsHeld = state.refill === "window" && state.limit !== null;
+    // how the window is learned while it is unknown (inferWindow, which needs our own slots to
+    // cover the whole limit: pointless for a limit larger than the log can hold).
+    const keepsHeld = state.refill === "window" && state.limit !== null && (state.windowMs !== null || state.limit <= MAX_SLOTS);
     firstKept = keepsHeld ? heldSlots(state, anchor).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
     if (firstKept < 0) firstKept = state.slots.length;
   } else {
