@@ -37,6 +37,8 @@ export interface PreparedRequest {
   baseScope: string;
   governorScope: string;
   requestParts: ScopeParts;
+  /** The URL's host as dialects compare it and its path, parsed once for classify. */
+  urlParts: { host: string; path: string };
   redactor: Redactor;
   /** Header names to strip when a redirect leaves the origin (they carry credentials). */
   sensitiveHeaderNames: string[];
@@ -134,7 +136,8 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
   const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
   const isWrite = !IDEMPOTENT.has(method);
   const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
-  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method } }, { host: normaliseHost(url.hostname), path: url.pathname });
+  const urlParts = { host: normaliseHost(url.hostname), path: url.pathname };
+  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method } }, urlParts);
   const base = await baseScope(ctx, url, provider);
   const startedAtMs = ctx.clock.nowMs();
   const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
@@ -155,6 +158,7 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
     baseScope: base,
     governorScope: scopeWithParts(base, requestParts),
     requestParts,
+    urlParts,
     redactor,
     sensitiveHeaderNames: Object.keys(headers).filter((name) => isSensitiveHeaderName(name) || redactor.text(headers[name]!) !== headers[name]),
     attemptTimeoutMs: req.timeoutMs ?? ctx.policy.attemptTimeoutMs,

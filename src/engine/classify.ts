@@ -111,12 +111,12 @@ const RATE_SIGNAL_NAME = /rate|limit|retry|quota|usage|throttl|remaining|reset|c
  * dialect that never hides a throttle in a success body. Their verdict is known without building a
  * context; test/engine/quiet-success.test.ts checks that it is exactly what the full reading gives.
  */
-function quietSuccess(input: ClassifyInput): Verdict | null {
+function quietSuccess(input: ClassifyInput, host: string | undefined): Verdict | null {
   const status = input.response.status;
   if (!(Number.isInteger(status) && status >= 200 && status < 300)) return null;
   const headers = input.response.headers;
   if (headers) for (const name in headers) if (RATE_SIGNAL_NAME.test(name)) return null;
-  const { dialect, unknownProvider } = pickDialect(input);
+  const { dialect, unknownProvider } = pickDialect(input, host);
   if (unknownProvider !== null || dialect.readsSuccesses) return null;
   return {
     provider: dialect.id,
@@ -138,7 +138,7 @@ function quietSuccess(input: ClassifyInput): Verdict | null {
 
 export function classify(input: ClassifyInput, options: ClassifyOptions): Verdict {
   if (!Number.isFinite(options.nowMs)) throw new RangeError("classify: options.nowMs must be a finite epoch-milliseconds number");
-  const quiet = quietSuccess(input);
+  const quiet = quietSuccess(input, options.requestUrlParts?.host);
   if (quiet) return quiet;
   return classifyFully(input, options);
 }
@@ -147,7 +147,7 @@ export function classify(input: ClassifyInput, options: ClassifyOptions): Verdic
 export function classifyFully(input: ClassifyInput, options: ClassifyOptions): Verdict {
   const maxServerWaitMs = capOption(options.maxServerWaitMs);
   const offset = options.serverClockOffsetMs;
-  const ctx = createContext(input, options.nowMs, offset !== undefined && Number.isFinite(offset) ? offset : undefined);
+  const ctx = createContext(input, options.nowMs, offset !== undefined && Number.isFinite(offset) ? offset : undefined, options.requestUrlParts);
   const { dialect, unknownProvider } = pickDialect(input, ctx.host);
   if (unknownProvider !== null) ctx.ignore("provider", unknownProvider, "no dialect has this id; the generic rules were used");
 

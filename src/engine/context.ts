@@ -129,12 +129,13 @@ class ResponseContext implements SignalContext {
     input: ClassifyInput,
     nowMs: number,
     private readonly serverClockOffsetMs?: number,
+    urlParts?: { host: string; path: string },
   ) {
     this.headers = normaliseHeaders(input.response.headers);
     const { body, bodyText } = readBody(input.response.body);
     this.body = body;
     this.makeBodyText = bodyText;
-    const { host, path } = readUrl(input.request?.url);
+    const { host, path } = urlParts ?? readUrl(input.request?.url);
     this.host = host;
     this.path = path;
     this.method = (input.request?.method ?? "GET").toUpperCase();
@@ -189,8 +190,8 @@ class ResponseContext implements SignalContext {
   }
 }
 
-export function createContext(input: ClassifyInput, nowMs: number, serverClockOffsetMs?: number): SignalContext {
-  return new ResponseContext(input, nowMs, serverClockOffsetMs);
+export function createContext(input: ClassifyInput, nowMs: number, serverClockOffsetMs?: number, urlParts?: { host: string; path: string }): SignalContext {
+  return new ResponseContext(input, nowMs, serverClockOffsetMs, urlParts);
 }
 
 /** Safe property access into a parsed JSON body. */

@@ -169,7 +169,14 @@ function strictCaseDiffers(text: string): boolean {
 /** Parses an HTTP-date (case-sensitive, as the RFC says, unless `tolerant`); null when it is not one. */
 export function parseHttpDate(value: string, nowMs: number, options: HttpDateOptions = {}): ParsedHttpDate | null {
   if (value.length > MAX_DATE_TEXT) return null;
+  // A server's Date changes once a second and is read on every answer that speaks of a limit
+  // (twice: for the wait and for the server's clock). An IMF-fixdate reads the same whatever
+  // nowMs is (only RFC 850's two-digit year depends on it), so the last one is kept.
+  if (value === lastFixdate.value) return { epochMs: lastFixdate.epochMs, form: "imf-fixdate" };
   const strict = strictForms(value, nowMs);
+  if (strict?.form === "imf-fixdate") lastFixdate = { value, epochMs: strict.epochMs };
   if (strict || !options.tolerant) return strict;
   return tolerantForm(value, nowMs);
 }
+
+let lastFixdate: { value: string; epochMs: number } = { value: "", epochMs: 0 };

@@ -41,6 +41,11 @@ export interface ClassifyOptions {
    * contradicts it by more than a second.
    */
   serverClockOffsetMs?: number;
+  /**
+   * The request URL's host (lower case, no trailing dot) and path, when the caller has parsed it
+   * already (the client has): classify then does not parse `request.url` again.
+   */
+  requestUrlParts?: { host: string; path: string };
 }
 
 /** The remaining allowance a response shows, on a success too. */
