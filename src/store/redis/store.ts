@@ -63,6 +63,10 @@ export interface RedisStore extends GovernorStore {
   connect(): Promise<void>;
   /** The states of every scope whose key matches a glob over scope names (already escaped by the caller). */
   scopesMatching(pattern: string): Promise<Array<[string, GovernorState]>>;
+  /** The states of these scopes (those that exist). */
+  statesOf(scopes: readonly string[]): Promise<Array<[string, GovernorState]>>;
+  /** A park queue's size and earliest not_before, taking nothing. */
+  peekParked(queue: string): Promise<Omit<TakeResult, "items">>;
   /** The key a scope is kept under (for tests and tools). */
   keyOf(scope: string): string;
 }
@@ -178,6 +182,13 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     return [...keys].sort();
   }
 
+  async function take(queue: string, nowMs: number, maxItems: number): Promise<TakeResult> {
+    checkQueueName(queue);
+    const [head, ...taken] = (await run("take", [queueKey(queue)], [json({ ...common(), takeAtMs: nowMs, maxItems })])) as string[];
+    const summary = JSON.parse(head!) as { remaining: number; nextNotBeforeMs: number | null };
+    return { items: taken.map((text) => JSON.parse(text) as ParkedItem), remaining: summary.remaining, nextNotBeforeMs: summary.nextNotBeforeMs };
+  }
+
   const store: RedisStore = {
     kind: "redis",
     connect,
@@ -227,6 +238,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     async scopesMatching(pattern) {
       return readStates(await scan(pattern));
     },
+    async statesOf(scopes) {
+      await connect();
+      return readStates(scopes.map(keyOf));
+    },
+    async peekParked(queue) {
+      const { remaining, nextNotBeforeMs } = await take(queue, 0, 0);
+      return { remaining, nextNotBeforeMs };
+    },
     changed(scope, waitMs, signal) {
       return new Promise<void>((resolve, reject) => {
         const stop = new AbortController();
@@ -264,11 +283,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       return { parked: answer.parked, overflow, queued: answer.queued };
     },
     async takeParked(queue, nowMs, maxItems): Promise<TakeResult> {
-      checkQueueName(queue);
       if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
-      const [head, ...taken] = (await run("take", [queueKey(queue)], [json({ ...common(), takeAtMs: nowMs, maxItems })])) as string[];
-      const summary = JSON.parse(head!) as { remaining: number; nextNotBeforeMs: number | null };
-      return { items: taken.map((text) => JSON.parse(text) as ParkedItem), remaining: summary.remaining, nextNotBeforeMs: summary.nextNotBeforeMs };
+      return take(queue, nowMs, maxItems);
     },
     async close() {
       if (closed) return;
