@@ -48,11 +48,13 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   }
 }
 
-/** Starts redis-server on a free port (or uses REDIS_URL when set). */
-export async function startRedisServer(env: NodeJS.ProcessEnv = process.env): Promise<RedisServer> {
-  if (env.REDIS_URL) return { url: env.REDIS_URL, owned: false, stop: async () => undefined };
+/** Starts redis-server on a free port (or uses REDIS_URL when set); with a password, clients must give it (requirepass). */
+export async function startRedisServer(options: { password?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RedisServer> {
+  const env = options.env ?? process.env;
+  if (env.REDIS_URL && !options.password) return { url: env.REDIS_URL, owned: false, stop: async () => undefined };
   const port = await freePort();
-  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning"], { stdio: "ignore" });
+  const auth = options.password ? ["--requirepass", options.password] : [];
+  const child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes", "--loglevel", "warning", ...auth], { stdio: "ignore" });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", reject);
