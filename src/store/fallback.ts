@@ -165,10 +165,12 @@ export function createStepStore(crossFlow: CrossFlowStore, options: StepStoreOpt
       return { items: [...local.items, ...remote.items], remaining: local.remaining + remote.remaining, nextNotBeforeMs: nexts.length > 0 ? Math.min(...nexts) : null };
     },
     async toCrossFlowState() {
-      if (!failed && shared && touched.size > 0) {
-        // The scopes this step used, as Redis holds them now: the fallback for a later execution.
+      if (!failed && shared) {
+        // The scopes this step used, as Redis holds them now, and the salt that names them: the
+        // fallback for a later execution that cannot reach Redis.
         await either(
           async (redis) => {
+            sharedSalt ??= await redis.salt();
             const states = new Map(await redis.statesOf([...touched]));
             for (const scope of touched) {
               const state = states.get(scope);
