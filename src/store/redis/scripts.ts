@@ -4,13 +4,15 @@
  * JSON. Arguments arrive as one JSON object (ARGV[1]); answers leave as JSON text, because Redis
  * turns a Lua number into an integer reply (truncating it).
  *
- * Time: "now" is Redis's own TIME (https://redis.io/docs/latest/commands/time/), so the clocks of
- * the processes that share the store do not matter. What the client measured on its own clock is
- * moved into Redis's by the shift (redisNow - the client's now at the call): a claim's
- * latestStartMs, an observation's sentAtMs and the reset it read. Absolute instants given by a
- * person or an API (Record Backoff's Not Before, a hold, a parked item's not_before) are kept as
- * given: both clocks are UTC wall clocks. `nowMs` in the arguments replaces TIME; only the
- * differential test sets it, so that the TypeScript governor and the scripts see the same time.
+ * Time: a claim's "now" is Redis's own TIME (https://redis.io/docs/latest/commands/time/), so the
+ * clocks of the processes that share the store do not matter; its latestStartMs keeps its distance
+ * from the client's now. An observation's instants (sent, answered, the reset it read) were taken
+ * on the client's clock: the store moves them by the offset it measured between the two clocks
+ * (store.ts), not by the time of the call, which would move them by the call's own latency.
+ * Absolute instants given by a person or an API (Record Backoff's Not Before, a hold, a parked
+ * item's not_before) are kept as given: both clocks are UTC wall clocks. `nowMs` in the arguments
+ * replaces TIME; only the differential test sets it, so that the TypeScript governor and the
+ * scripts see the same time.
  */
 import { GOVERNOR_LUA } from "./governor-lua";
 
@@ -67,16 +69,16 @@ end
 return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. "}"
 `;
 
+// The observation arrives in Redis's time already: the store moved the client's instants by the
+// clock offset it measured (see store.ts), so that the time the call took does not move them.
 const OBSERVE_LUA = String.raw`
-local nowMs = redisNowMs()
 local o = args.observation
-local shift = nowMs - o.nowMs
+local nowMs = o.nowMs
 local budget = nn(o.budget)
 if budget then
   budget = { remaining = budget.remaining, limit = nn(budget.limit), resetAtMs = nn(budget.resetAtMs), windowMs = nn(budget.windowMs), restorePerSecond = nn(budget.restorePerSecond), unitsPerRequest = nn(budget.unitsPerRequest) }
-  if budget.resetAtMs ~= nil then budget.resetAtMs = budget.resetAtMs + shift end
 end
-local observation = { seq = o.seq, sentAtMs = o.sentAtMs + shift, nowMs = nowMs, kind = o.kind, limitType = o.limitType, waitMs = nn(o.waitMs), waitFromServer = o.waitFromServer, budget = budget, reason = o.reason }
+local observation = { seq = o.seq, sentAtMs = o.sentAtMs, nowMs = nowMs, kind = o.kind, limitType = o.limitType, waitMs = nn(o.waitMs), waitFromServer = o.waitFromServer, budget = budget, reason = o.reason }
 local state = load(KEYS[1], nowMs)
 observeInPlace(state, observation, args)
 save(KEYS[1], state, nowMs)

@@ -8,7 +8,11 @@
  *   q:<queue>   a park queue: a list of JSON entries (expires after its latest not_before, plus a week)
  *   salt        the fingerprint salt (expires after 30 days unused)
  *
- * Time is Redis's TIME (see scripts.ts). Waiting for a scope (`changed`): a waiter in this process
+ * Time is Redis's TIME (see scripts.ts). The offset between this process's clock and Redis's is
+ * measured NTP-style from each claim's round trip (Redis's now against the middle of the call,
+ * https://www.rfc-editor.org/rfc/rfc5905#section-8), keeping the sample of the shortest round trip
+ * (its error is at most half of it) and renewing it every 30 s; an observation's instants are moved
+ * by it. Waiting for a scope (`changed`): a waiter in this process
  * is woken as soon as this store writes the scope (a probe's answer observed here); otherwise it
  * sleeps until the time the claim named (a probe's expected answer, a re-check), then claims again:
  * polling at the governor's own interval, with no second connection for pub/sub.
@@ -143,6 +147,25 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     }
   }
 
+  /** Redis's clock minus ours: the sample with the shortest round trip, renewed every 30 s. */
+  const offset = { ms: 0, rttMs: Number.POSITIVE_INFINITY, atMs: Number.NEGATIVE_INFINITY };
+  function learnOffset(redisNowMs: number, sentMs: number, receivedMs: number): void {
+    const rttMs = receivedMs - sentMs;
+    if (rttMs > offset.rttMs && receivedMs - offset.atMs < 30_000) return;
+    Object.assign(offset, { ms: Math.round(redisNowMs - (sentMs + receivedMs) / 2), rttMs, atMs: receivedMs });
+  }
+  /** The offset, measured with TIME when no claim has measured it yet (an observation first). */
+  async function offsetMs(): Promise<number> {
+    if (options.nowForTest) return 0;
+    if (offset.rttMs === Number.POSITIVE_INFINITY) {
+      await connect();
+      const sentMs = clock.nowMs();
+      const [seconds, micros] = (await client.sendCommand(["TIME"])) as [string, string];
+      learnOffset(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), sentMs, clock.nowMs());
+    }
+    return offset.ms;
+  }
+
   const json = (value: unknown): string => JSON.stringify(value);
   const common = () => ({ nowMs: options.nowForTest?.() ?? null, retainMs, breakerThreshold: governor.breakerThreshold, leaseMs: governor.leaseMs });
 
@@ -201,13 +224,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         units: request.units ?? null,
         random: request.random ?? null,
       };
+      const sentMs = clock.nowMs();
       const text = (await run("claim", [keyOf(scopes.governor), ...scopes.holds.map(keyOf)], [json(args)])) as string;
       const answer = JSON.parse(text) as { result: ClaimResult; nowMs: number };
+      if (!options.nowForTest) learnOffset(answer.nowMs, sentMs, clock.nowMs());
       notify(scopes.governor);
       return { result: answer.result, nowMs: answer.nowMs };
     },
     async observe(scope, observation) {
-      await run("observe", [keyOf(scope)], [json({ ...common(), observation: { ...observation, reason: clip(observation.reason) } })]);
+      const shiftMs = await offsetMs();
+      const budget = observation.budget && { ...observation.budget, resetAtMs: observation.budget.resetAtMs === null ? null : observation.budget.resetAtMs + shiftMs };
+      const inRedisTime = { ...observation, sentAtMs: observation.sentAtMs + shiftMs, nowMs: observation.nowMs + shiftMs, budget, reason: clip(observation.reason) };
+      await run("observe", [keyOf(scope)], [json({ ...common(), observation: inRedisTime })]);
       notify(scope);
     },
     async release(scope, seq) {
