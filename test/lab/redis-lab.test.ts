@@ -63,8 +63,8 @@ describe.skipIf(!REDIS_AVAILABLE)("Redis scenarios: runs on a real redis-server"
     expect(run!.error).toBeNull();
     expect(run!.result).toMatchObject({ ok: 30, failed: 0, deferred: 0, duplicates: 0 });
     expect(run!.result.throttled).toBeLessThanOrEqual(2);
-    // 30 at 10 per 2 s need at least 3 windows after the first: 6 s.
-    expect(run!.result.makespanMs).toBeGreaterThanOrEqual(6000);
+    // 30 at 10 per 2 s need two windows after the first: the last starts 4 s in.
+    expect(run!.result.makespanMs).toBeGreaterThanOrEqual(4000);
   }, 60_000);
 
   it("30 POSTs with Redis cut off from 1 s to 4 s: every job still done, none executed twice", async () => {
