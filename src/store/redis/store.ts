@@ -21,14 +21,14 @@
  * commandTimeoutMs) and the client never reconnects by itself: the caller (the step's fallback)
  * decides what to do. close() ends the socket and every timer.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { createClient } from "redis";
+import { randomBytes } from "node:crypto";
 import { clip } from "../../engine/governor/state";
-import { DEFAULT_GOVERNOR_OPTIONS, readState, type ClaimResult, type GovernorOptions, type GovernorState } from "../../engine";
+import { DEFAULT_GOVERNOR_OPTIONS, readState, type ClaimRequest, type GovernorOptions, type GovernorState, type LimitType, type Observation } from "../../engine";
 import { defaultStoreClock, type StoreClock } from "../memory";
 import { DEFAULT_QUEUE_LIMITS, MAX_QUEUE_NAME_LENGTH } from "../queue";
-import type { GovernorStore, ParkedItem, QueueLimits, StoreClaim, TakeResult } from "../types";
-import { SCRIPTS, type ScriptName } from "./scripts";
+import type { ClaimScopes, GovernorStore, ParkedItem, ParkResult, QueueLimits, StoreClaim, TakeResult } from "../types";
+import { ScopeWaiters } from "../waiters";
+import { RedisConnection } from "./connection";
 
 export const DEFAULT_KEY_PREFIX = "throttle-aware-http:";
 /** What was learned of a scope is kept this long after the last time anything in it mattered. */
@@ -80,254 +80,174 @@ export function escapeGlob(text: string): string {
   return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 }
 
-function sha1(text: string): string {
-  return createHash("sha1").update(text).digest("hex");
-}
+/** The store: every operation one script (or one plain command) on its connection. */
+class RedisGovernorStore implements RedisStore {
+  readonly kind = "redis" as const;
+  private readonly prefix: string;
+  private readonly connection: RedisConnection;
+  private readonly waiters: ScopeWaiters;
+  private readonly governor: GovernorOptions;
+  private readonly queueLimits: QueueLimits;
+  private readonly retainMs: number;
+  private closed = false;
 
-type Client = ReturnType<typeof createClient>;
-
-export function createRedisStore(options: RedisStoreOptions): RedisStore {
-  const prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
-  const clock = options.clock ?? defaultStoreClock;
-  const governor: GovernorOptions = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
-  const retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
-  const queueLimits: QueueLimits = { ...DEFAULT_QUEUE_LIMITS, ...options.queueLimits };
-  const connectTimeoutMs = options.connectTimeoutMs ?? 1000;
-  const shas = Object.fromEntries(Object.entries(SCRIPTS).map(([name, source]) => [name, sha1(source)])) as Record<ScriptName, string>;
-  const waiters = new Map<string, Set<() => void>>();
-  let closed = false;
-  let lastError: Error | null = null;
-
-  const client: Client = createClient({
-    url: options.url,
-    username: options.username || undefined,
-    password: options.password || undefined,
-    // A failed connection is not retried: the step falls back to cross-flow state at once.
-    socket: { connectTimeout: connectTimeoutMs, reconnectStrategy: false },
-    disableOfflineQueue: true,
-    commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
-  });
-  // Without a listener an 'error' event would end the process; the operation that meets it rejects.
-  client.on("error", (error: unknown) => {
-    lastError = error instanceof Error ? error : new Error(String(error));
-  });
-
-  let connecting: Promise<void> | null = null;
-  function connect(): Promise<void> {
-    if (closed) return Promise.reject(new Error("the Redis store is closed"));
-    connecting ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no connection to Redis within ${connectTimeoutMs} ms`)), connectTimeoutMs + 250);
-      });
-      try {
-        await Promise.race([client.connect(), timeout]);
-      } catch (error) {
-        client.destroy();
-        throw error instanceof Error ? error : new Error(lastError?.message ?? String(error));
-      } finally {
-        clearTimeout(timer);
-      }
-    })();
-    return connecting;
+  constructor(private readonly options: RedisStoreOptions) {
+    const clock = options.clock ?? defaultStoreClock;
+    this.prefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.connection = new RedisConnection({ url: options.url, username: options.username, password: options.password, connectTimeoutMs: options.connectTimeoutMs ?? 1000, commandTimeoutMs: options.commandTimeoutMs ?? 1000, clock });
+    this.waiters = new ScopeWaiters(clock);
+    this.governor = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
+    this.queueLimits = { ...DEFAULT_QUEUE_LIMITS, ...options.queueLimits };
+    this.retainMs = options.retainMs ?? DEFAULT_RETAIN_MS;
   }
 
-  const keyOf = (scope: string): string => `${prefix}s:${scope}`;
-  const queueKey = (queue: string): string => `${prefix}q:${queue}`;
-
-  async function run(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
-    await connect();
-    const tail = [String(keys.length), ...keys, ...args];
-    try {
-      return await client.sendCommand(["EVALSHA", shas[name], ...tail]);
-    } catch (error) {
-      // First use on this Redis (or after SCRIPT FLUSH): EVAL sends the source and caches it.
-      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
-      return client.sendCommand(["EVAL", SCRIPTS[name], ...tail]);
-    }
+  connect(): Promise<void> {
+    return this.connection.connect();
   }
 
-  /** Redis's clock minus ours: the sample with the shortest round trip, renewed every 30 s. */
-  const offset = { ms: 0, rttMs: Number.POSITIVE_INFINITY, atMs: Number.NEGATIVE_INFINITY };
-  function learnOffset(redisNowMs: number, sentMs: number, receivedMs: number): void {
-    const rttMs = receivedMs - sentMs;
-    if (rttMs > offset.rttMs && receivedMs - offset.atMs < 30_000) return;
-    Object.assign(offset, { ms: Math.round(redisNowMs - (sentMs + receivedMs) / 2), rttMs, atMs: receivedMs });
-  }
-  /** The offset, measured with TIME when no claim has measured it yet (an observation first). */
-  async function offsetMs(): Promise<number> {
-    if (options.nowForTest) return 0;
-    if (offset.rttMs === Number.POSITIVE_INFINITY) {
-      await connect();
-      const sentMs = clock.nowMs();
-      const [seconds, micros] = (await client.sendCommand(["TIME"])) as [string, string];
-      learnOffset(Number(seconds) * 1000 + Math.floor(Number(micros) / 1000), sentMs, clock.nowMs());
-    }
-    return offset.ms;
+  keyOf(scope: string): string {
+    return `${this.prefix}s:${scope}`;
   }
 
-  const json = (value: unknown): string => JSON.stringify(value);
-  const common = () => ({ nowMs: options.nowForTest?.() ?? null, retainMs, breakerThreshold: governor.breakerThreshold, leaseMs: governor.leaseMs });
-
-  function notify(scope: string): void {
-    const set = waiters.get(scope);
-    if (!set) return;
-    waiters.delete(scope);
-    for (const wake of set) wake();
+  private queueKey(queue: string): string {
+    return `${this.prefix}q:${queue}`;
   }
 
-  async function readStates(keys: string[]): Promise<Array<[string, GovernorState]>> {
+  /** What every script reads: the test-only now, how long a key outlives what it holds, the governor's options. */
+  private common() {
+    return { nowMs: this.options.nowForTest?.() ?? null, retainMs: this.retainMs, breakerThreshold: this.governor.breakerThreshold, leaseMs: this.governor.leaseMs };
+  }
+
+  private get clock(): StoreClock {
+    return this.options.clock ?? defaultStoreClock;
+  }
+
+  async claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim> {
+    const args = {
+      ...this.common(),
+      clientNowMs: request.nowMs,
+      latestStartMs: Number.isFinite(request.latestStartMs) ? request.latestStartMs : null,
+      units: request.units ?? null,
+      random: request.random ?? null,
+    };
+    const sentMs = this.clock.nowMs();
+    const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);
+    const answer = JSON.parse(text) as StoreClaim;
+    if (!this.options.nowForTest) this.connection.learnOffset(answer.nowMs, sentMs, this.clock.nowMs());
+    this.waiters.notify(scopes.governor);
+    return { result: answer.result, nowMs: answer.nowMs };
+  }
+
+  /** The observation's instants (taken on our clock) moved into Redis's by the measured offset. */
+  async observe(scope: string, observation: Observation): Promise<void> {
+    const shiftMs = this.options.nowForTest ? 0 : await this.connection.offsetMs();
+    const budget = observation.budget && { ...observation.budget, resetAtMs: observation.budget.resetAtMs === null ? null : observation.budget.resetAtMs + shiftMs };
+    const inRedisTime = { ...observation, sentAtMs: observation.sentAtMs + shiftMs, nowMs: observation.nowMs + shiftMs, budget, reason: clip(observation.reason) };
+    await this.connection.script("observe", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), observation: inRedisTime })]);
+    this.waiters.notify(scope);
+  }
+
+  async release(scope: string, seq: number): Promise<void> {
+    await this.connection.script("release", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), seq })]);
+    this.waiters.notify(scope);
+  }
+
+  async holdUntil(scope: string, untilMs: number, reason: string, limitType: LimitType | "unknown"): Promise<GovernorState> {
+    const text = await this.connection.script<string>("hold", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), untilMs, reason: clip(reason), limitType })]);
+    this.waiters.notify(scope);
+    const read = readState(JSON.parse(text));
+    if ("error" in read) throw new Error(`the Redis store wrote a state it cannot read (${read.error})`);
+    return read.state;
+  }
+
+  async clear(scope: string): Promise<boolean> {
+    const removed = await this.connection.command<number>(["DEL", this.keyOf(scope)]);
+    this.waiters.notify(scope);
+    return removed > 0;
+  }
+
+  async scopesUnder(base: string): Promise<Array<[string, GovernorState]>> {
+    const keys = await this.connection.scan(`${escapeGlob(this.keyOf(base))}*`);
+    const wanted = keys.filter((key) => {
+      const scope = key.slice(this.prefix.length + 2);
+      return scope === base || scope.startsWith(`${base}|`);
+    });
+    return this.readStates(wanted);
+  }
+
+  async scopesMatching(pattern: string): Promise<Array<[string, GovernorState]>> {
+    return this.readStates(await this.connection.scan(`${escapeGlob(this.prefix)}s:${pattern}`));
+  }
+
+  async statesOf(scopes: readonly string[]): Promise<Array<[string, GovernorState]>> {
+    return this.readStates(scopes.map((scope) => this.keyOf(scope)));
+  }
+
+  /** States as stored, checked by readState; a value that is not ours is skipped, as a malformed cross-flow scope is dropped. */
+  private async readStates(keys: string[]): Promise<Array<[string, GovernorState]>> {
     if (keys.length === 0) return [];
-    const values = (await client.sendCommand(["MGET", ...keys])) as Array<string | null>;
+    const values = await this.connection.command<Array<string | null>>(["MGET", ...keys]);
     const out: Array<[string, GovernorState]> = [];
     keys.forEach((key, i) => {
       const text = values[i];
       if (typeof text !== "string") return;
       try {
         const read = readState(JSON.parse(text));
-        if ("state" in read) out.push([key.slice(prefix.length + 2), read.state]);
+        if ("state" in read) out.push([key.slice(this.prefix.length + 2), read.state]);
       } catch {
-        // A value that is not JSON is not ours: skipped, as a malformed cross-flow scope is dropped.
+        // Not JSON: not a state this store wrote.
       }
     });
     return out;
   }
 
-  async function scan(pattern: string): Promise<string[]> {
-    await connect();
-    const keys = new Set<string>();
-    let cursor = "0";
-    do {
-      const [next, found] = (await client.sendCommand(["SCAN", cursor, "MATCH", `${escapeGlob(prefix)}s:${pattern}`, "COUNT", "1000"])) as [string, string[]];
-      for (const key of found) keys.add(key);
-      cursor = next;
-    } while (cursor !== "0");
-    return [...keys].sort();
+  changed(scope: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+    return this.waiters.changed(scope, waitMs, signal);
   }
 
-  async function take(queue: string, nowMs: number, maxItems: number): Promise<TakeResult> {
+  async salt(): Promise<string> {
+    const candidate = this.options.saltCandidate ?? randomBytes(16).toString("hex");
+    return this.connection.script<string>("salt", [`${this.prefix}salt`], [candidate, String(SALT_RETAIN_MS)]);
+  }
+
+  async park(queue: string, items: readonly ParkedItem[], limits?: Partial<QueueLimits>): Promise<ParkResult> {
     checkQueueName(queue);
-    const [head, ...taken] = (await run("take", [queueKey(queue)], [json({ ...common(), takeAtMs: nowMs, maxItems })])) as string[];
+    const bounds: QueueLimits = { ...this.queueLimits, ...limits };
+    const entries = items.map(entryText);
+    const args = { ...this.common(), retainMs: QUEUE_RETAIN_MS, maxItems: bounds.maxItems, maxBytes: bounds.maxBytes, notBefores: items.map((i) => i.notBeforeMs) };
+    const answer = JSON.parse(await this.connection.script<string>("park", [this.queueKey(queue)], [JSON.stringify(args), ...entries])) as { parked: number; queued: number };
+    const overflow = entries.slice(answer.parked).map((text) => JSON.parse(text) as ParkedItem);
+    return { parked: answer.parked, overflow, queued: answer.queued };
+  }
+
+  async takeParked(queue: string, nowMs: number, maxItems: number): Promise<TakeResult> {
+    if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
+    return this.take(queue, nowMs, maxItems);
+  }
+
+  async peekParked(queue: string): Promise<Omit<TakeResult, "items">> {
+    const { remaining, nextNotBeforeMs } = await this.take(queue, 0, 0);
+    return { remaining, nextNotBeforeMs };
+  }
+
+  private async take(queue: string, nowMs: number, maxItems: number): Promise<TakeResult> {
+    checkQueueName(queue);
+    const [head, ...taken] = await this.connection.script<string[]>("take", [this.queueKey(queue)], [JSON.stringify({ ...this.common(), takeAtMs: nowMs, maxItems })]);
     const summary = JSON.parse(head!) as { remaining: number; nextNotBeforeMs: number | null };
     return { items: taken.map((text) => JSON.parse(text) as ParkedItem), remaining: summary.remaining, nextNotBeforeMs: summary.nextNotBeforeMs };
   }
 
-  const store: RedisStore = {
-    kind: "redis",
-    connect,
-    keyOf,
-    async claim(scopes, request): Promise<StoreClaim> {
-      const args = {
-        ...common(),
-        clientNowMs: request.nowMs,
-        latestStartMs: Number.isFinite(request.latestStartMs) ? request.latestStartMs : null,
-        units: request.units ?? null,
-        random: request.random ?? null,
-      };
-      const sentMs = clock.nowMs();
-      const text = (await run("claim", [keyOf(scopes.governor), ...scopes.holds.map(keyOf)], [json(args)])) as string;
-      const answer = JSON.parse(text) as { result: ClaimResult; nowMs: number };
-      if (!options.nowForTest) learnOffset(answer.nowMs, sentMs, clock.nowMs());
-      notify(scopes.governor);
-      return { result: answer.result, nowMs: answer.nowMs };
-    },
-    async observe(scope, observation) {
-      const shiftMs = await offsetMs();
-      const budget = observation.budget && { ...observation.budget, resetAtMs: observation.budget.resetAtMs === null ? null : observation.budget.resetAtMs + shiftMs };
-      const inRedisTime = { ...observation, sentAtMs: observation.sentAtMs + shiftMs, nowMs: observation.nowMs + shiftMs, budget, reason: clip(observation.reason) };
-      await run("observe", [keyOf(scope)], [json({ ...common(), observation: inRedisTime })]);
-      notify(scope);
-    },
-    async release(scope, seq) {
-      await run("release", [keyOf(scope)], [json({ ...common(), seq })]);
-      notify(scope);
-    },
-    async holdUntil(scope, untilMs, reason, limitType) {
-      const text = (await run("hold", [keyOf(scope)], [json({ ...common(), untilMs, reason: clip(reason), limitType })])) as string;
-      notify(scope);
-      const read = readState(JSON.parse(text));
-      if ("error" in read) throw new Error(`the Redis store wrote a state it cannot read (${read.error})`);
-      return read.state;
-    },
-    async clear(scope) {
-      await connect();
-      const removed = (await client.sendCommand(["DEL", keyOf(scope)])) as number;
-      notify(scope);
-      return removed > 0;
-    },
-    async scopesUnder(base) {
-      const keys = await scan(`${escapeGlob(base)}*`);
-      const wanted = keys.filter((key) => {
-        const scope = key.slice(prefix.length + 2);
-        return scope === base || scope.startsWith(`${base}|`);
-      });
-      return readStates(wanted);
-    },
-    async scopesMatching(pattern) {
-      return readStates(await scan(pattern));
-    },
-    async statesOf(scopes) {
-      await connect();
-      return readStates(scopes.map(keyOf));
-    },
-    async peekParked(queue) {
-      const { remaining, nextNotBeforeMs } = await take(queue, 0, 0);
-      return { remaining, nextNotBeforeMs };
-    },
-    changed(scope, waitMs, signal) {
-      return new Promise<void>((resolve, reject) => {
-        const stop = new AbortController();
-        const onAbort = () => stop.abort(signal?.reason);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        const set = waiters.get(scope) ?? new Set<() => void>();
-        waiters.set(scope, set);
-        const wake = () => {
-          set.delete(wake);
-          signal?.removeEventListener("abort", onAbort);
-          stop.abort();
-          resolve();
-        };
-        set.add(wake);
-        clock.sleep(waitMs, stop.signal).then(wake, (error: unknown) => {
-          set.delete(wake);
-          signal?.removeEventListener("abort", onAbort);
-          if (signal?.aborted) reject(error);
-          else resolve();
-        });
-      });
-    },
-    async salt() {
-      const candidate = options.saltCandidate ?? randomBytes(16).toString("hex");
-      return (await run("salt", [`${prefix}salt`], [candidate, String(SALT_RETAIN_MS)])) as string;
-    },
-    async park(queue, items, limits) {
-      checkQueueName(queue);
-      const bounds: QueueLimits = { ...queueLimits, ...limits };
-      const entries = items.map(entryText);
-      const args = { ...common(), retainMs: QUEUE_RETAIN_MS, maxItems: bounds.maxItems, maxBytes: bounds.maxBytes, notBefores: items.map((i) => i.notBeforeMs) };
-      const text = (await run("park", [queueKey(queue)], [json(args), ...entries])) as string;
-      const answer = JSON.parse(text) as { parked: number; queued: number };
-      const overflow = entries.slice(answer.parked).map((text) => JSON.parse(text) as ParkedItem);
-      return { parked: answer.parked, overflow, queued: answer.queued };
-    },
-    async takeParked(queue, nowMs, maxItems): Promise<TakeResult> {
-      if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
-      return take(queue, nowMs, maxItems);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      for (const scope of [...waiters.keys()]) notify(scope);
-      if (!client.isOpen) return;
-      try {
-        await Promise.race([client.close(), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
-      } catch {
-        // Closing a broken connection: destroy below ends it either way.
-      }
-      if (client.isOpen) client.destroy();
-    },
-  };
-  return store;
+  /** Wakes every waiter and ends the socket: no timer or socket outlives the store. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.waiters.notifyAll();
+    await this.connection.close();
+  }
+}
+
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
+  return new RedisGovernorStore(options);
 }
 
 function checkQueueName(queue: string): void {
