@@ -1,7 +1,7 @@
 /**
  * The Redis store: the governors and park queues shared by every execution, instance and process
  * that uses the same Redis and key prefix. Each operation is one Lua script (scripts.ts), atomic
- * in Redis; the client is node-redis (the `redis` package, as Prismatic's own Redis connector).
+ * in Redis; the client is node-redis (see connection.ts).
  *
  * Keys, under the prefix (default "throttle-aware-http:"):
  *   s:<scope>   one scope's GovernorState as JSON (expires when nothing in it can matter, plus retainMs)
