@@ -11,5 +11,7 @@ export default defineConfig({
     // its log lines. "passed-only" still prints the console output of a test that fails.
     silent: "passed-only",
     hookTimeout: 30_000,
+    // The Redis suites need a redis-server: one line says when they are skipped (a failure under CI=true).
+    globalSetup: ["test/helpers/redis-setup.ts"],
   },
 });

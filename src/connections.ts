@@ -83,7 +83,39 @@ export const oauth2ClientCredentials = oauth2Connection({
   },
 });
 
-export const connections = [noAuth, apiKey, bearerToken, basicAuth, oauth2AuthorizationCode, oauth2ClientCredentials];
+/**
+ * A shared store, not an API's credential: picked in a step's Shared Store input. Prismatic's own
+ * Redis connector reaches Redis the same way (node-redis over TCP, TLS with rediss://) and closes
+ * its connection at the end of each action (https://prismatic.io/connectors/redis/).
+ */
+export const redisConnection = connection({
+  key: "redis",
+  display: { label: "Redis (Shared Store)", description: "A Redis that the steps of every execution, flow and instance share: waits and rate-limit slots are written there the moment they are known." },
+  inputs: {
+    url: {
+      label: "URL",
+      type: "string",
+      required: true,
+      comments: "redis://host:port, or rediss://host:port for TLS (most managed Redis services). Put the password in Password, not in the URL.",
+      example: "rediss://redis.example.com:6380",
+      placeholder: "rediss://redis.example.com:6380",
+    },
+    username: { label: "Username", type: "string", required: false, comments: "The ACL user; blank for the default user.", example: "throttle-aware-http" },
+    password: { label: "Password", type: "password", required: false, comments: "Never logged or returned." },
+    keyPrefix: {
+      label: "Key Prefix",
+      type: "string",
+      required: false,
+      default: "throttle-aware-http:",
+      comments: "Every key this component writes starts with it. Steps share waits only with steps that use the same Redis and the same prefix; keys expire by themselves once nothing in them matters.",
+      example: "throttle-aware-http:",
+    },
+  },
+});
+
+/** The connections an API request can authenticate with (the Connection input). */
+export const apiConnections = [noAuth, apiKey, bearerToken, basicAuth, oauth2AuthorizationCode, oauth2ClientCredentials];
+export const connections = [...apiConnections, redisConnection];
 
 /** What a connection contributes to a request. */
 export interface ConnectionAuth {
@@ -141,9 +173,39 @@ export function authFromConnection(conn: Connection | undefined | null): Connect
       auth.secrets.push(accessToken, text(conn.token?.refresh_token), text(fields.clientSecret));
       break;
     }
+    case "redis":
+      throw new Error("Invalid Connection: the Redis connection is a shared store, not an API's credential. Pick it in Shared Store, and pick the API's connection (or none) in Connection.");
     default:
-      throw new Error(`Unknown connection type "${conn.key}". Use one of: ${connections.map((c) => c.key).join(", ")}.`);
+      throw new Error(`Unknown connection type "${conn.key}". Use one of: ${apiConnections.map((c) => c.key).join(", ")}.`);
   }
   auth.secrets = auth.secrets.filter((s) => s.length > 0);
   return auth;
+}
+
+/** The Redis store's settings from a Shared Store connection, and the secrets to keep out of every message. */
+export interface SharedStoreSettings {
+  url: string;
+  username?: string;
+  password?: string;
+  keyPrefix?: string;
+  secrets: string[];
+}
+
+/**
+ * Reads a Shared Store connection. Bad settings get one line naming the field and what to enter;
+ * the URL's own password (redis://:secret@host) counts as a secret too.
+ */
+export function sharedStoreFromConnection(conn: Connection | undefined | null): SharedStoreSettings | null {
+  if (!conn) return null;
+  if (conn.key !== "redis") throw new Error(`Invalid Shared Store: it takes the Redis connection, not "${conn.key}". Pick a Redis (Shared Store) connection, or leave Shared Store empty to use cross-flow state alone.`);
+  const fields = conn.fields ?? {};
+  const url = text(fields.url).trim();
+  const password = text(fields.password);
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  const secrets = [password, parsed ? decodeURIComponent(parsed.password) : ""].filter((s) => s.length > 0);
+  if (!parsed || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:") || parsed.hostname === "") {
+    throw new Error("Invalid Shared Store URL: enter redis://host:port, or rediss://host:port for TLS (e.g. rediss://redis.example.com:6380).");
+  }
+  const keyPrefix = text(fields.keyPrefix).trim();
+  return { url, username: text(fields.username).trim() || undefined, password: password || undefined, keyPrefix: keyPrefix || undefined, secrets };
 }

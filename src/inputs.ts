@@ -136,6 +136,14 @@ export function parseProvider(value: unknown): string {
   return parseChoice("Provider", value, PROVIDER_CHOICES, "auto");
 }
 
+export const sharedStoreInput = input({
+  label: "Shared Store",
+  type: "connection",
+  required: false,
+  comments:
+    "Optional: a Redis (Shared Store) connection. With it, waits and rate-limit slots are written to Redis the moment they are known and shared at once by every execution, flow and instance that uses the same Redis: a failed execution's wait is kept, and concurrent executions take turns. Each step opens one connection and closes it when it ends. If Redis does not answer within about a second, the step goes on with cross-flow state and logs one warning. Use the same Shared Store in the Check, Record and Clear Backoff steps that work with this step.",
+});
+
 export const connectionInput = input({
   label: "Connection",
   type: "connection",
@@ -442,7 +450,7 @@ export function parseDebugRequest(params: Record<string, unknown>): boolean {
 }
 
 /** Send Request: the connection, one request, the policy, and Debug Request (the designer shows them in this order). */
-export const sendRequestInputs = { connection: connectionInput, ...requestInputs, ...policyInputs, debugRequest: debugRequestInput };
+export const sendRequestInputs = { connection: connectionInput, ...requestInputs, ...policyInputs, sharedStore: sharedStoreInput, debugRequest: debugRequestInput };
 
 // ---------------------------------------------------------------------------------------------
 // Scope inputs: which scope Check, Record and Clear Backoff act on.
@@ -465,6 +473,7 @@ export const scopeInputs = {
   }),
   provider: policyInputs.provider,
   scopeKey: policyInputs.scopeKey,
+  sharedStore: sharedStoreInput,
 };
 
 export function parseScope(params: Record<string, unknown>) {
@@ -649,6 +658,7 @@ export const takeParkedInputs = {
     placeholder: String(MAX_ITEMS.fallback),
     clean: (value: unknown) => parseWhole(MAX_ITEMS, value),
   }),
+  sharedStore: sharedStoreInput,
 };
 
 export function parseTakeParked(params: Record<string, unknown>) {
@@ -675,4 +685,4 @@ export const batchPolicyInputs = {
 };
 
 /** Send Batch: the connection, the requests and how to send them, then the policy. */
-export const sendBatchInputs = { connection: connectionInput, ...batchInputs, ...batchPolicyInputs };
+export const sendBatchInputs = { connection: connectionInput, ...batchInputs, ...batchPolicyInputs, sharedStore: sharedStoreInput };

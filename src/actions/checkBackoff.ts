@@ -1,4 +1,5 @@
-import { action } from "@prismatic-io/spectral";
+import { action, type ActionContext } from "@prismatic-io/spectral";
+import type { StepStore } from "../store/fallback";
 import { parseScope, scopeInputs } from "../inputs";
 import { credentialScopesSchema, isoTime, NOT_BEFORE_DESCRIPTION, nullable, scopeSchema, scopeViewSchema, warningSchema, type Schema } from "./schemas";
 import { baseScopeOf, credentialScopesForHost, SAME_SCOPE_DIRECTIONS, credentialScopesWarning, nextStartMs, openStore, requestPartsOf, scopesUnder, viewOf, type CredentialScope, type ScopeView } from "./shared";
@@ -83,34 +84,42 @@ export const checkBackoff = action({
   perform: async (context, params): Promise<{ branch: "Ready" | "Blocked"; data: CheckData }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const store = openStore(context);
-    const scope = await baseScopeOf(target, store);
-    const scopes = await scopesUnder(store, scope, requestPartsOf(target, store));
-    // The latest start any of the scope's parts allows: the API's wait, or its budget spent until a refill.
-    const latest = scopes.reduce<{ atMs: number; key: string } | null>((best, [key, state]) => {
-      const atMs = nextStartMs(state, nowMs);
-      return best === null || atMs > best.atMs ? { atMs, key } : best;
-    }, null);
-    const blocked = latest !== null && latest.atMs > nowMs;
-    const state = latest ? store.snapshot().get(latest.key) : undefined;
-    const view = state ? viewOf(state, nowMs) : null;
-    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
-    const warning = credentialScopesWarning(credentialScopes, nowMs, "checked");
-    if (warning) context.logger.warn(warning);
-    const waitMs = blocked && latest ? latest.atMs - nowMs : 0;
-    const readyReason = warning ? "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning)." : "No not_before ahead for this scope, and its budget allows a request now.";
-    const data: CheckData = {
-      ready: !blocked,
-      scope,
-      notBefore: blocked && latest ? new Date(latest.atMs).toISOString() : null,
-      waitSeconds: Math.ceil(waitMs / 1000),
-      waitMs,
-      reason: blocked && view ? view.reason : readyReason,
-      entry: view,
-      warning,
-      credentialScopes,
-    };
-    // Read-only: no crossFlowState is returned, so a check never races a writer.
-    return { branch: blocked ? "Blocked" : "Ready", data };
+    const store = openStore(context, params);
+    try {
+      return await check(context, store, target, nowMs);
+    } finally {
+      await store.close();
+    }
   },
 });
+
+async function check(context: Pick<ActionContext, "logger">, store: StepStore, target: Parameters<typeof baseScopeOf>[0], nowMs: number): Promise<{ branch: "Ready" | "Blocked"; data: CheckData }> {
+  const scope = await baseScopeOf(target, store);
+  const scopes = await scopesUnder(store, scope, requestPartsOf(target, store));
+  // The latest start any of the scope's parts allows: the API's wait, or its budget spent until a refill.
+  const latest = scopes.reduce<{ atMs: number; key: string } | null>((best, [key, state]) => {
+    const atMs = nextStartMs(state, nowMs);
+    return best === null || atMs > best.atMs ? { atMs, key } : best;
+  }, null);
+  const blocked = latest !== null && latest.atMs > nowMs;
+  const state = latest ? scopes.find(([key]) => key === latest.key)?.[1] : undefined;
+  const view = state ? viewOf(state, nowMs) : null;
+  const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
+  const warning = credentialScopesWarning(credentialScopes, nowMs, "checked");
+  if (warning) context.logger.warn(warning);
+  const waitMs = blocked && latest ? latest.atMs - nowMs : 0;
+  const readyReason = warning ? "Ready for this scope only: waits for this host are recorded under a credential this step was not given (see warning)." : "No not_before ahead for this scope, and its budget allows a request now.";
+  const data: CheckData = {
+    ready: !blocked,
+    scope,
+    notBefore: blocked && latest ? new Date(latest.atMs).toISOString() : null,
+    waitSeconds: Math.ceil(waitMs / 1000),
+    waitMs,
+    reason: blocked && view ? view.reason : readyReason,
+    entry: view,
+    warning,
+    credentialScopes,
+  };
+  // Read-only: no crossFlowState is returned, so a check never races a writer.
+  return { branch: blocked ? "Blocked" : "Ready", data };
+}

@@ -47,14 +47,18 @@ export const clearBackoff = action({
   perform: async (context, params): Promise<{ data: ClearData; crossFlowState?: Record<string, unknown> }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const store = openStore(context);
-    const scope = await baseScopeOf(target, store);
-    const clearedScopes = (await scopesUnder(store, scope)).map(([key]) => key);
-    for (const key of clearedScopes) await store.clear(key);
-    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
-    const warning = credentialScopesWarning(credentialScopes, nowMs, "cleared");
-    if (warning) context.logger.warn(warning);
-    const data: ClearData = { scope, cleared: clearedScopes.length, clearedScopes, warning, credentialScopes };
-    return { data, crossFlowState: store.toCrossFlowState() };
+    const store = openStore(context, params);
+    try {
+      const scope = await baseScopeOf(target, store);
+      const clearedScopes = (await scopesUnder(store, scope)).map(([key]) => key);
+      for (const key of clearedScopes) await store.clear(key);
+      const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
+      const warning = credentialScopesWarning(credentialScopes, nowMs, "cleared");
+      if (warning) context.logger.warn(warning);
+      const data: ClearData = { scope, cleared: clearedScopes.length, clearedScopes, warning, credentialScopes };
+      return { data, crossFlowState: await store.toCrossFlowState() };
+    } finally {
+      await store.close();
+    }
   },
 });

@@ -130,15 +130,19 @@ export const recordBackoff = action({
   perform: async (context, params): Promise<{ data: RecordData; crossFlowState?: Record<string, unknown> }> => {
     const target = { connection: params.connection, ...parseScope(params) };
     const nowMs = Date.now();
-    const store = openStore(context);
-    const scope = await baseScopeOf(target, store);
     const resolved = resolveNotBefore(params, nowMs);
-    const requested = new Date(resolved.notBeforeMs).toISOString();
-    const state = await store.holdUntil(scope, resolved.notBeforeMs, parseOptionalText(params.reason) ?? resolved.reason, (resolved.limitType as GovernorState["notBeforeType"]) ?? "unknown");
-    const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
-    const warning = credentialScopesWarning(credentialScopes, nowMs, "recorded into");
-    if (warning) context.logger.warn(warning);
-    const data: RecordData = { scope, requested, kept: state.notBeforeMs === resolved.notBeforeMs, entry: viewOf(state, nowMs), warning, credentialScopes };
-    return { data, crossFlowState: store.toCrossFlowState() };
+    const store = openStore(context, params);
+    try {
+      const scope = await baseScopeOf(target, store);
+      const requested = new Date(resolved.notBeforeMs).toISOString();
+      const state = await store.holdUntil(scope, resolved.notBeforeMs, parseOptionalText(params.reason) ?? resolved.reason, (resolved.limitType as GovernorState["notBeforeType"]) ?? "unknown");
+      const credentialScopes = await credentialScopesForHost(store, target, scope, nowMs);
+      const warning = credentialScopesWarning(credentialScopes, nowMs, "recorded into");
+      if (warning) context.logger.warn(warning);
+      const data: RecordData = { scope, requested, kept: state.notBeforeMs === resolved.notBeforeMs, entry: viewOf(state, nowMs), warning, credentialScopes };
+      return { data, crossFlowState: await store.toCrossFlowState() };
+    } finally {
+      await store.close();
+    }
   },
 });

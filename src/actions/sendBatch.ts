@@ -1,8 +1,9 @@
 import { action, type ActionContext } from "@prismatic-io/spectral";
 import { ThrottleInputError, type ThrottleClient, type ThrottleResult } from "../client";
 import { authFromConnection, type ConnectionAuth } from "../connections";
-import { batchItemName, checkUrl, parseBatch, parsePolicy, sendBatchInputs, type BatchItem } from "../inputs";
+import { batchItemName, checkUrl, parseBatch, parsePolicy, sendBatchInputs, type BatchItem, type StepPolicy } from "../inputs";
 import type { GovernorStore, ParkedItem, ParkResult } from "../store";
+import type { StepStore } from "../store/fallback";
 import { batchExamples, batchSchemas } from "./batchSchemas";
 import { DEADLINE_MARGIN_MS, EXECUTION_LIMIT_MS, executionDeadlineMs, loggerOf, nextStartMs, openStore, throttleClientFor } from "./shared";
 
@@ -216,40 +217,55 @@ export const sendBatch = action({
   examplePayload: { branch: "Deferred", data: batchExamples.Deferred },
   outputSchema: { type: "branchingOutput", branchSchemas: batchSchemas },
   perform: async (context, params): Promise<SendBatchReturn> => {
-    const { items, concurrency, parkQueue } = parseBatch(params);
-    const policy = parsePolicy(params);
-    const auth = authFromConnection(params.connection as Parameters<typeof authFromConnection>[0]);
-    checkItemUrls(items, auth);
+    const batch = { ...parseBatch(params), policy: parsePolicy(params), auth: authFromConnection(params.connection as Parameters<typeof authFromConnection>[0]) };
+    checkItemUrls(batch.items, batch.auth);
     const store = openStore(context, params);
-    const startMs = Date.now();
-    const executionEndMs = executionDeadlineMs(context.startedAt, startMs) ?? Number.POSITIVE_INFINITY;
-    const batchEndMs = Math.min(executionEndMs, startMs + policy.maxTotalMs);
-    // A batch never fails on a long wait: it defers the item (and the rest of its scope).
-    const client = throttleClientFor({ context, auth, policy: { ...policy, onLongWait: "defer" }, store, nowMs: startMs, deadlineMs: batchEndMs });
-    const run: BatchRun = {
-      client,
-      store,
-      latestStartMs: batchEndMs - policy.timeoutMs,
-      maxInlineWaitMs: policy.maxInlineWaitMs,
-      timeReason: timeReasonOf(batchEndMs < executionEndMs, policy.timeoutMs),
-      timeIsUp: false,
-      holds: new Map(),
-    };
-    const outcomes = await runItems(run, items, concurrency);
-
-    const deferredEntries = items.flatMap((item, i) => (outcomes[i]!.outcome === "deferred" ? [deferredEntry(item, outcomes[i]!)] : []));
-    const parked = parkQueue && deferredEntries.length > 0 ? await park(context, store, parkQueue, deferredEntries) : null;
-    const count = (outcome: ItemOutcome["outcome"]) => outcomes.filter((o) => o.outcome === outcome).length;
-    const summary = { total: items.length, succeeded: count("success"), failed: count("failed"), deferred: count("deferred"), parked: parked?.parking.parked ?? 0 };
-    loggerOf(context).info(`Send Batch: ${summary.total} item(s): ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.deferred} deferred${parkQueue ? `, ${summary.parked} parked in "${parkQueue}"` : ""}.`);
-    const data: BatchData = {
-      summary,
-      results: resultsOf(items, outcomes),
-      deferred: parked ? parked.parking.overflow : deferredEntries,
-      parkQueue: parked ? { name: parked.parking.queue, parked: parked.parking.parked, waiting: parked.parking.queued } : null,
-      warnings: parked?.warning ? [parked.warning] : [],
-    };
-    // Only this component's own key: the governors, what they learned, and the park queues.
-    return { branch: summary.deferred > 0 ? "Deferred" : "Success", data, crossFlowState: store.toCrossFlowState() };
+    try {
+      return await runBatch(context, store, batch);
+    } finally {
+      await store.close();
+    }
   },
 });
+
+interface ParsedBatch {
+  items: BatchItem[];
+  concurrency: number;
+  parkQueue: string | undefined;
+  policy: StepPolicy;
+  auth: ConnectionAuth;
+}
+
+/** The batch itself, on a store the caller opened (and closes). */
+async function runBatch(context: ActionContext, store: StepStore, { items, concurrency, parkQueue, policy, auth }: ParsedBatch): Promise<SendBatchReturn> {
+  const startMs = Date.now();
+  const executionEndMs = executionDeadlineMs(context.startedAt, startMs) ?? Number.POSITIVE_INFINITY;
+  const batchEndMs = Math.min(executionEndMs, startMs + policy.maxTotalMs);
+  // A batch never fails on a long wait: it defers the item (and the rest of its scope).
+  const client = throttleClientFor({ context, auth, policy: { ...policy, onLongWait: "defer" }, store, nowMs: startMs, deadlineMs: batchEndMs });
+  const run: BatchRun = {
+    client,
+    store,
+    latestStartMs: batchEndMs - policy.timeoutMs,
+    maxInlineWaitMs: policy.maxInlineWaitMs,
+    timeReason: timeReasonOf(batchEndMs < executionEndMs, policy.timeoutMs),
+    timeIsUp: false,
+    holds: new Map(),
+  };
+  const outcomes = await runItems(run, items, concurrency);
+
+  const deferredEntries = items.flatMap((item, i) => (outcomes[i]!.outcome === "deferred" ? [deferredEntry(item, outcomes[i]!)] : []));
+  const parked = parkQueue && deferredEntries.length > 0 ? await park(context, store, parkQueue, deferredEntries) : null;
+  const count = (outcome: ItemOutcome["outcome"]) => outcomes.filter((o) => o.outcome === outcome).length;
+  const summary = { total: items.length, succeeded: count("success"), failed: count("failed"), deferred: count("deferred"), parked: parked?.parking.parked ?? 0 };
+  loggerOf(context).info(`Send Batch: ${summary.total} item(s): ${summary.succeeded} succeeded, ${summary.failed} failed, ${summary.deferred} deferred${parkQueue ? `, ${summary.parked} parked in "${parkQueue}"` : ""}.`);
+  const data: BatchData = {
+    summary,
+    results: resultsOf(items, outcomes),
+    deferred: parked ? parked.parking.overflow : deferredEntries,
+    parkQueue: parked ? { name: parked.parking.queue, parked: parked.parking.parked, waiting: parked.parking.queued } : null,
+    warnings: parked?.warning ? [parked.warning] : [],
+  };
+  // Only this component's own key: the governors, what they learned, and the park queues.
+  return { branch: summary.deferred > 0 ? "Deferred" : "Success", data, crossFlowState: await store.toCrossFlowState() };
+}

@@ -95,20 +95,25 @@ async function bodyOf(request: ParsedRequest): Promise<{ data: unknown; headers:
 async function send(context: ActionContext, params: Record<string, unknown>, request: ParsedRequest, policy: StepPolicy, nowMs: number) {
   const auth = authFromConnection(params.connection as Parameters<typeof authFromConnection>[0]);
   checkUrl(request.url, auth);
-  const store = openStore(context);
-  const client = throttleClientFor({ context, auth, policy, store, nowMs });
-  const body = await bodyOf(request);
-  const debug: DebugLog | null = parseDebugRequest(params) ? createDebugLog(context, auth, request.headers) : null;
-  debug?.request({ method: request.method, url: request.url, baseUrl: auth.baseUrl, queryParams: request.queryParams, headers: body.headers, body: body.data, bodySummary: body.bodySummary });
+  const store = openStore(context, params);
   try {
-    const result = await client.request({ method: request.method, url: request.url, data: body.data, headers: body.headers, params: request.queryParams, idempotencyKey: request.idempotencyKey, responseType: request.responseType });
-    debug?.response(result);
-    // Only this component's own key: the waits and what its governors learned.
-    return { result, crossFlowState: store.toCrossFlowState() };
-  } catch (error) {
-    debug?.failure(error);
-    if (error instanceof WriteOutcomeUnknownError) error.message = inDesignerTerms(error.message);
-    throw error;
+    const client = throttleClientFor({ context, auth, policy, store, nowMs });
+    const body = await bodyOf(request);
+    const debug: DebugLog | null = parseDebugRequest(params) ? createDebugLog(context, auth, request.headers) : null;
+    debug?.request({ method: request.method, url: request.url, baseUrl: auth.baseUrl, queryParams: request.queryParams, headers: body.headers, body: body.data, bodySummary: body.bodySummary });
+    try {
+      const result = await client.request({ method: request.method, url: request.url, data: body.data, headers: body.headers, params: request.queryParams, idempotencyKey: request.idempotencyKey, responseType: request.responseType });
+      debug?.response(result);
+      // Only this component's own key: the waits and what its governors learned.
+      return { result, crossFlowState: await store.toCrossFlowState() };
+    } catch (error) {
+      debug?.failure(error);
+      if (error instanceof WriteOutcomeUnknownError) error.message = inDesignerTerms(error.message);
+      throw error;
+    }
+  } finally {
+    // No socket or timer outlives the step (the shared store's connection is per step).
+    await store.close();
   }
 }
 

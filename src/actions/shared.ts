@@ -1,10 +1,12 @@
 /** Prismatic glue shared by the actions: context -> store, logger, deadline, client, scope. */
 import type { ActionContext, Connection } from "@prismatic-io/spectral";
-import { belongsElsewhere, createThrottleClient, type ClientLogger, type ThrottleClient } from "../client";
+import { belongsElsewhere, createRedactor, createThrottleClient, type ClientLogger, type ThrottleClient } from "../client";
 import { earliestStart, type GovernorState, type ScopeParts } from "../engine";
-import { authFromConnection, type ConnectionAuth } from "../connections";
+import { authFromConnection, sharedStoreFromConnection, type ConnectionAuth } from "../connections";
 import { checkUrl, type StepPolicy } from "../inputs";
-import { createCrossFlowStore, type CrossFlowStore } from "../store";
+import { createCrossFlowStore } from "../store";
+import { createStepStore, type StepStore } from "../store/fallback";
+import { createRedisStore } from "../store/redis/store";
 
 /** Prismatic stops an execution after 15 minutes; keep a margin for the steps after this one. */
 export const EXECUTION_LIMIT_MS = 15 * 60_000;
@@ -18,13 +20,20 @@ export function loggerOf(context: Pick<ActionContext, "logger">): ClientLogger {
 }
 
 /**
- * The governors (and park queues) as this execution loaded them from cross-flow state (Prismatic
- * loads state when an execution starts). Every action gets its store here, with its inputs, so
- * that a shared store chosen by an input (Redis) is picked in this one place.
+ * The governors (and park queues) of a step: cross-flow state as this execution loaded it
+ * (Prismatic loads state when an execution starts) and, when the step's Shared Store input names a
+ * Redis connection, Redis in front of it (src/store/fallback.ts). Every action gets its store here.
+ * The caller closes it when the step ends (a finally), so that no socket or timer outlives the step.
  */
-// eslint-disable-next-line @typescript-eslint/no-unused-vars -- the step's inputs: where a shared-store input will be read
-export function openStore(context: Pick<ActionContext, "logger" | "crossFlowState">, params: Record<string, unknown> = {}): CrossFlowStore {
-  return createCrossFlowStore(context.crossFlowState, { warn: (message) => context.logger.warn(message) });
+export function openStore(context: Pick<ActionContext, "logger" | "crossFlowState">, params: Record<string, unknown> = {}): StepStore {
+  const warn = (message: string) => context.logger.warn(message);
+  const crossFlow = createCrossFlowStore(context.crossFlowState, { warn });
+  const settings = sharedStoreFromConnection(params.sharedStore as Connection | undefined);
+  if (!settings) return createStepStore(crossFlow, { warn });
+  const { secrets, ...redis } = settings;
+  // Redis adopts this instance's salt when it has none yet, so that its scope names carry over.
+  const shared = createRedisStore({ ...redis, saltCandidate: crossFlow.saltValue });
+  return createStepStore(crossFlow, { shared, warn, redact: createRedactor(secrets).text });
 }
 
 /** The latest moment a wait may end inside this execution, from context.startedAt; null when unknown. */
@@ -42,7 +51,7 @@ export function throttleClientFor(input: {
   context: Pick<ActionContext, "logger" | "startedAt">;
   auth: ConnectionAuth;
   policy: StepPolicy;
-  store: CrossFlowStore;
+  store: StepStore;
   nowMs: number;
   /** An earlier end than the execution's (Send Batch: its Max Total from its start). */
   deadlineMs?: number;
@@ -83,20 +92,20 @@ interface ScopeInput {
   scopeKey?: string;
 }
 
-function clientFor(input: ScopeInput, store: CrossFlowStore) {
+function clientFor(input: ScopeInput, store: StepStore) {
   const auth = authFromConnection(input.connection);
   if (input.url) checkUrl(input.url, auth);
   return createThrottleClient({ baseUrl: auth.baseUrl, headers: auth.headers, credential: auth.credential, secrets: auth.secrets, provider: input.provider, store });
 }
 
 /** The base scope for a connection + URL + provider, computed exactly as sendRequest computes it. */
-export async function baseScopeOf(input: ScopeInput, store: CrossFlowStore): Promise<string> {
+export async function baseScopeOf(input: ScopeInput, store: StepStore): Promise<string> {
   if (input.scopeKey) return input.scopeKey;
   return clientFor(input, store).baseScopeOf(input.url ?? "/");
 }
 
 /** The scope parts a request to the URL counts against (GitHub's resource...), as sendRequest's governor sees them. */
-export function requestPartsOf(input: ScopeInput, store: CrossFlowStore): ScopeParts {
+export function requestPartsOf(input: ScopeInput, store: StepStore): ScopeParts {
   return input.url ? clientFor(input, store).requestPartsOf(input.url) : {};
 }
 
@@ -104,7 +113,7 @@ export function requestPartsOf(input: ScopeInput, store: CrossFlowStore): ScopeP
  * Every recorded scope under a base scope (the base itself and its parts, such as GitHub's
  * resources), less those of other parts of the API than the request's (a spent search budget, for a core call).
  */
-export async function scopesUnder(store: CrossFlowStore, base: string, requestParts: ScopeParts = {}): Promise<Array<[string, GovernorState]>> {
+export async function scopesUnder(store: StepStore, base: string, requestParts: ScopeParts = {}): Promise<Array<[string, GovernorState]>> {
   return (await store.scopesUnder(base)).filter(([key]) => !belongsElsewhere(key, base, requestParts));
 }
 
@@ -169,11 +178,11 @@ export interface CredentialScope {
  * scopeFor), and a step without a connection computes the "anon" hash, so Send Request steps that
  * used a connection recorded their waits under scopes this step does not look at.
  */
-export async function credentialScopesForHost(store: CrossFlowStore, input: ScopeInput, baseScope: string, nowMs: number): Promise<CredentialScope[]> {
+export async function credentialScopesForHost(store: StepStore, input: ScopeInput, baseScope: string, nowMs: number): Promise<CredentialScope[]> {
   if (input.scopeKey || input.connection || !input.url) return [];
   const [, host] = baseScope.split("|");
   if (!host) return [];
-  return [...store.snapshot().entries()]
+  return (await store.scopesForHost(host))
     .filter(([key]) => {
       const [, keyHost, keyCredential] = key.split("|");
       return keyHost === host && keyCredential !== undefined && keyCredential !== "anon";

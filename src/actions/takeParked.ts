@@ -24,13 +24,17 @@ export const takeParked = action({
   perform: async (context, params): Promise<{ data: { items: Array<Record<string, unknown>>; remaining: number; nextNotBefore: string | null }; crossFlowState?: Record<string, unknown> }> => {
     const { parkQueue, maxItems } = parseTakeParked(params);
     const store = openStore(context, params);
-    const taken = await store.takeParked(parkQueue, Date.now(), maxItems);
-    loggerOf(context).info(`Take Parked Items: ${taken.items.length} item(s) taken from "${parkQueue}", ${taken.remaining} still waiting.`);
-    const data = {
-      items: taken.items.map((parked) => parked.item),
-      remaining: taken.remaining,
-      nextNotBefore: taken.nextNotBeforeMs === null ? null : new Date(taken.nextNotBeforeMs).toISOString(),
-    };
-    return { data, crossFlowState: store.toCrossFlowState() };
+    try {
+      const taken = await store.takeParked(parkQueue, Date.now(), maxItems);
+      loggerOf(context).info(`Take Parked Items: ${taken.items.length} item(s) taken from "${parkQueue}", ${taken.remaining} still waiting.`);
+      const data = {
+        items: taken.items.map((parked) => parked.item),
+        remaining: taken.remaining,
+        nextNotBefore: taken.nextNotBeforeMs === null ? null : new Date(taken.nextNotBeforeMs).toISOString(),
+      };
+      return { data, crossFlowState: await store.toCrossFlowState() };
+    } finally {
+      await store.close();
+    }
   },
 });

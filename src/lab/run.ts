@@ -6,6 +6,9 @@
 import { inProcessAdapter } from "./adapter";
 import { globalClock, runVirtual } from "./clock";
 import { herdPeak, idealMs } from "./metrics";
+import { forkPool, type ProcessPool } from "./processes";
+import { redisServerAvailable, startGate, startRedisServer, type RedisGate } from "./redis-server";
+import { needsRedis, ScenarioError } from "./scenario";
 import { ThrottledApi } from "./server";
 import type { SharedStore, Strategy, StrategyEnv } from "./strategies/common";
 import type { Scenario, StrategyRun } from "./types";
@@ -45,9 +48,12 @@ function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jo
   };
 }
 
-async function execute(scenario: Scenario, strategy: Strategy, api: ThrottledApi, baseUrl: string, virtual: boolean, signal: AbortSignal | undefined): Promise<JobRecord[]> {
+/** Where a run's Redis is: the server's URL (behind a gate when the scenario has an outage) and the run's own key prefix. */
+type LabRedis = { url: string; keyPrefix: string } | undefined;
+
+async function execute(scenario: Scenario, strategy: Strategy, api: ThrottledApi, baseUrl: string, virtual: boolean, signal: AbortSignal | undefined, redis?: LabRedis): Promise<JobRecord[]> {
   const shared: SharedStore = { crossFlowState: {}, memory: new Map() };
-  const env: StrategyEnv = { scenario, baseUrl, adapter: virtual ? inProcessAdapter(api) : undefined, clock: globalClock, shared };
+  const env: StrategyEnv = { scenario, baseUrl, adapter: virtual ? inProcessAdapter(api) : undefined, clock: globalClock, shared, redis };
   const jobs = makeJobs(scenario.workload.jobs, scenario.workload.method);
   if (strategy.runAll) return strategy.runAll(env, jobs, signal);
   return runWorkers({
@@ -60,7 +66,46 @@ async function execute(scenario: Scenario, strategy: Strategy, api: ThrottledApi
   });
 }
 
-export async function runStrategy(scenario: Scenario, strategy: Strategy): Promise<StrategyRun> {
+/** Makes Redis unreachable (through the gate) from atMs after the API's start, for forMs. */
+function scheduleOutage(scenario: Scenario, gate: RedisGate | null): () => void {
+  const outage = scenario.workload.storeOutage;
+  if (!gate || !outage) return () => undefined;
+  const shut = setTimeout(() => void gate.shut(), outage.atMs);
+  const open = setTimeout(() => void gate.open(), outage.atMs + outage.forMs);
+  return () => {
+    clearTimeout(shut);
+    clearTimeout(open);
+  };
+}
+
+/** A real-clock run: the API on a loopback socket, and for Redis scenarios the gate and the child processes. */
+async function runReal(scenario: Scenario, strategy: Strategy, redisUrl: string | undefined): Promise<StrategyRun> {
+  const wallStart = performance.now();
+  const { processes, storeOutage } = scenario.workload;
+  // Children start before the API, so that their start-up (tsx) is not counted in the makespan.
+  const pool: ProcessPool | null = processes > 1 ? await forkPool(processes) : null;
+  const gate = redisUrl && storeOutage ? await startGate(redisUrl) : null;
+  const redis: LabRedis = redisUrl ? { url: gate?.url ?? redisUrl, keyPrefix: `lab:${strategy.name}:${Date.now().toString(36)}:` } : undefined;
+  const api = new ThrottledApi(scenario.server, globalClock, scenario.seed);
+  const { url, close } = await api.listen();
+  const controller = new AbortController();
+  const limit = setTimeout(() => controller.abort(), scenario.maxRunMs);
+  const stopOutage = scheduleOutage(scenario, gate);
+  try {
+    const jobs = pool
+      ? await pool.run({ scenario, strategy: strategy.name, baseUrl: url, redis, jobs: makeJobs(scenario.workload.jobs, scenario.workload.method), signal: controller.signal })
+      : await execute(scenario, strategy, api, url, false, controller.signal, redis);
+    return summarise(scenario, strategy, api, jobs, performance.now() - wallStart, controller.signal.aborted ? `stopped at maxRunMs ${scenario.maxRunMs}` : null);
+  } finally {
+    clearTimeout(limit);
+    stopOutage();
+    pool?.kill();
+    await gate?.close();
+    await close();
+  }
+}
+
+export async function runStrategy(scenario: Scenario, strategy: Strategy, redisUrl?: string): Promise<StrategyRun> {
   const wallStart = performance.now();
   if (scenario.clock === "virtual") {
     let api: ThrottledApi | undefined;
@@ -76,16 +121,26 @@ export async function runStrategy(scenario: Scenario, strategy: Strategy): Promi
       return summarise(scenario, strategy, api, [], performance.now() - wallStart, error instanceof Error ? error.message : String(error));
     }
   }
-  const api = new ThrottledApi(scenario.server, globalClock, scenario.seed);
-  const { url, close } = await api.listen();
-  const controller = new AbortController();
-  const limit = setTimeout(() => controller.abort(), scenario.maxRunMs);
+  return runReal(scenario, strategy, redisUrl);
+}
+
+/** No redis-server on PATH and no REDIS_URL: a Redis scenario cannot run. */
+export class RedisUnavailableError extends ScenarioError {}
+
+/**
+ * A Redis scenario's server for the whole scenario: REDIS_URL when set, else a redis-server from
+ * PATH on a free port, stopped afterwards. Without either, one line says so.
+ */
+async function withScenarioRedis<T>(scenario: Scenario, body: (url: string | undefined) => Promise<T>): Promise<T> {
+  if (!needsRedis(scenario)) return body(undefined);
+  if (!process.env.REDIS_URL && !redisServerAvailable()) {
+    throw new RedisUnavailableError(`${scenario.name}: needs Redis (workload.coordination "redis"), and there is no redis-server on PATH: install it (apt-get install -y redis-server) or set REDIS_URL=redis://host:port`);
+  }
+  const server = await startRedisServer();
   try {
-    const jobs = await execute(scenario, strategy, api, url, false, controller.signal);
-    return summarise(scenario, strategy, api, jobs, performance.now() - wallStart, controller.signal.aborted ? `stopped at maxRunMs ${scenario.maxRunMs}` : null);
+    return await body(server.url);
   } finally {
-    clearTimeout(limit);
-    await close();
+    await server.stop();
   }
 }
 
@@ -95,10 +150,12 @@ export async function runScenario(
   resolve: (name: string) => Strategy,
   onProgress?: (strategy: string, index: number, total: number) => void,
 ): Promise<StrategyRun[]> {
-  const runs: StrategyRun[] = [];
-  for (const [index, name] of scenario.strategies.entries()) {
-    onProgress?.(name, index, scenario.strategies.length);
-    runs.push(await runStrategy(scenario, resolve(name)));
-  }
-  return runs;
+  return withScenarioRedis(scenario, async (redisUrl) => {
+    const runs: StrategyRun[] = [];
+    for (const [index, name] of scenario.strategies.entries()) {
+      onProgress?.(name, index, scenario.strategies.length);
+      runs.push(await runStrategy(scenario, resolve(name), redisUrl));
+    }
+    return runs;
+  });
 }

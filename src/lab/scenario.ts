@@ -24,7 +24,8 @@ export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   scenario: ["name", "description", "server", "workload", "strategies", "clock", "seed", "maxRunMs"],
   server: ["limiter", "limit", "windowMs", "dialect", "retryAfter", "budgetHeaders", "latencyMs", "costPerRequest", "honoursIdempotencyKey", "faults"],
   "server.faults": ["error503Share", "dropShare", "slowShare", "slowMs"],
-  workload: ["jobs", "workers", "method", "coordination", "executionLimitMs", "requestTimeoutMs"],
+  workload: ["jobs", "workers", "method", "coordination", "executionLimitMs", "requestTimeoutMs", "processes", "storeOutage"],
+  "workload.storeOutage": ["atMs", "forMs"],
 };
 
 /** Edit distance (insertions, deletions, substitutions), case-insensitive. */
@@ -104,10 +105,12 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[], 
   const server = objectAt(raw, "server", "scenario");
   const workload = objectAt(raw, "workload", "scenario");
   const faults = objectAt(server, "faults", "server");
+  const outage = workload.storeOutage === undefined ? null : objectAt(workload, "storeOutage", "workload");
   rejectUnknownKeys(raw, "scenario");
   rejectUnknownKeys(server, "server");
   rejectUnknownKeys(faults, "server.faults");
   rejectUnknownKeys(workload, "workload");
+  if (outage) rejectUnknownKeys(outage, "workload.storeOutage");
 
   const limiter = oneOf(server, "limiter", "server", LIMITER_KINDS, undefined);
   const dialect = oneOf(server, "dialect", "server", DIALECT_IDS, "generic");
@@ -147,6 +150,8 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[], 
       coordination: oneOf(workload, "coordination", "workload", COORDINATIONS, "in-process"),
       executionLimitMs: num(workload, "executionLimitMs", "workload", 15 * 60_000, 1),
       requestTimeoutMs: num(workload, "requestTimeoutMs", "workload", 0, 0),
+      processes: num(workload, "processes", "workload", 1, 1, 32),
+      storeOutage: outage ? { atMs: num(outage, "atMs", "workload.storeOutage", undefined, 0), forMs: num(outage, "forMs", "workload.storeOutage", undefined, 1) } : null,
     },
     strategies,
     clock,
@@ -157,7 +162,23 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[], 
     throw new ScenarioError("server.costPerRequest is larger than server.limit: no request could ever be admitted");
   }
   if (!Number.isInteger(scenario.workload.jobs) || !Number.isInteger(scenario.workload.workers)) throw new ScenarioError("workload.jobs and workload.workers must be whole numbers");
+  checkRedisWorkload(scenario);
   return scenario;
+}
+
+/** Redis runs on real time (its TIME), and only Redis is shared across processes or has an outage to survive. */
+function checkRedisWorkload(scenario: Scenario): void {
+  const { coordination, processes, storeOutage } = scenario.workload;
+  if (coordination === "redis" && scenario.clock !== "real") throw new ScenarioError('workload.coordination "redis" runs on the real clock (Redis decides on its own TIME): set "clock": "real"');
+  if (!Number.isInteger(processes)) throw new ScenarioError("workload.processes must be a whole number");
+  if (processes > 1 && coordination !== "redis") throw new ScenarioError(`workload.processes ${processes} needs workload.coordination "redis": processes share nothing else`);
+  if (processes > scenario.workload.workers) throw new ScenarioError(`workload.processes (${processes}) is more than workload.workers (${scenario.workload.workers}): each process runs at least one worker`);
+  if (storeOutage && coordination !== "redis") throw new ScenarioError('workload.storeOutage needs workload.coordination "redis"');
+}
+
+/** Whether a scenario needs a Redis server (its runner starts one, or uses REDIS_URL). */
+export function needsRedis(scenario: Scenario): boolean {
+  return scenario.workload.coordination === "redis";
 }
 
 /** Reads and validates a scenario file. */

@@ -13,8 +13,8 @@ export const DIALECT_IDS: readonly DialectId[] = ["generic", "github", "github-s
 export type RetryAfterForm = "seconds" | "http-date" | "absent";
 export const RETRY_AFTER_FORMS: readonly RetryAfterForm[] = ["seconds", "http-date", "absent"];
 
-export type Coordination = "none" | "in-process" | "cross-flow";
-export const COORDINATIONS: readonly Coordination[] = ["none", "in-process", "cross-flow"];
+export type Coordination = "none" | "in-process" | "cross-flow" | "redis";
+export const COORDINATIONS: readonly Coordination[] = ["none", "in-process", "cross-flow", "redis"];
 
 export type ClockKind = "virtual" | "real";
 export type HttpMethod = "GET" | "POST";
@@ -59,6 +59,10 @@ export interface WorkloadSpec {
   executionLimitMs: number;
   /** Client-side timeout per attempt, ms; 0 for none. */
   requestTimeoutMs: number;
+  /** The workers are split over this many child processes (each with its own clients), sharing only the API and Redis. */
+  processes: number;
+  /** Redis made unreachable from atMs after the run's start, for forMs (coordination "redis"); null for none. */
+  storeOutage: { atMs: number; forMs: number } | null;
 }
 
 export interface Scenario {

@@ -30,7 +30,7 @@ export function makeJobs(count: number, method: HttpMethod): Job[] {
   return Array.from({ length: count }, (_, index) => ({ id: `job-${String(index + 1).padStart(5, "0")}`, index, method }));
 }
 
-async function runWithLimit(runner: JobRunner, job: Job, limitMs: number, outer: AbortSignal | undefined): Promise<JobOutcome> {
+export async function runWithLimit(runner: JobRunner, job: Job, limitMs: number, outer: AbortSignal | undefined): Promise<JobOutcome> {
   const controller = new AbortController();
   const abort = (): void => controller.abort();
   outer?.addEventListener("abort", abort, { once: true });

@@ -44,7 +44,8 @@ export interface MemoryStore extends GovernorStore {
   readonly saltValue: string;
 }
 
-const defaultClock: StoreClock = {
+/** The real clock (Date.now and setTimeout), for stores given none. */
+export const defaultStoreClock: StoreClock = {
   nowMs: () => Date.now(),
   sleep: (ms, signal) =>
     new Promise((resolve, reject) => {
@@ -67,7 +68,7 @@ function holdsSomethingAhead(state: GovernorState, nowMs: number): boolean {
 }
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
-  const clock = options.clock ?? defaultClock;
+  const clock = options.clock ?? defaultStoreClock;
   const governorOptions: GovernorOptions = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
   const maxScopes = options.maxScopes ?? 500;
   const saltValue = options.salt ?? randomBytes(16).toString("hex");

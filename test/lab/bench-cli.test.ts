@@ -86,7 +86,7 @@ describe("npm run bench (the real command)", () => {
   it("lists the known keys when an unknown one resembles none", async () => {
     const { code, stderr } = await bench(["--scenario", scenarioFile("banana.json", { ...valid, workload: { jobs: 2, banana: true } })]);
     expect(code).toBe(2);
-    expect(stderr.trim()).toBe("bench: unknown key workload.banana: known keys in workload: jobs, workers, method, coordination, executionLimitMs, requestTimeoutMs");
+    expect(stderr.trim()).toBe("bench: unknown key workload.banana: known keys in workload: jobs, workers, method, coordination, executionLimitMs, requestTimeoutMs, processes, storeOutage");
   });
 });
 

@@ -29,6 +29,8 @@ export interface StrategyEnv {
   adapter: AxiosAdapter | undefined;
   clock: LabClock;
   shared: SharedStore;
+  /** Coordination "redis": the Redis every worker's store shares (a fresh key prefix per run). */
+  redis?: { url: string; keyPrefix: string };
 }
 
 export type JobRunner = (job: Job, signal: AbortSignal) => Promise<JobOutcome>;

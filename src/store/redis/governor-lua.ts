@@ -1,0 +1,638 @@
+/**
+ * The rate governor (src/engine/governor/) ported to Lua, to run inside Redis as scripts: each
+ * store operation is one script, so it is atomic for its scope across every process that shares
+ * the Redis (https://redis.io/docs/latest/develop/interact/programmability/eval-intro/).
+ *
+ * A FAITHFUL PORT: every function below mirrors the TypeScript function of the same name, line
+ * for line, in the same order of arithmetic. Lua 5.1 numbers are IEEE doubles like JavaScript's,
+ * so the same operations give the same bits; Math.round is ported as jsRound (ties toward +inf).
+ * Numbers cross as text: states are written by encodeState with "%.17g" (which round-trips every
+ * double) and read back by cjson (strtod), so no precision is lost on either side. The
+ * differential property test (test/store/redis-differential.test.ts) runs the TypeScript governor
+ * and these scripts side by side on random sequences against a real redis-server: when the
+ * TypeScript governor changes, that test fails until this port follows.
+ *
+ * Conventions of the port: slot and in-flight tuples are Lua arrays ({atMs, seq, units},
+ * {seq, leaseUntilMs}); JSON null is nil; indices are 1-based (a JS index i is i + 1 here, and the
+ * JS "-1, none" is 0). Reasons are clipped to 300 characters by the TypeScript caller (clip counts
+ * UTF-16 units, which Lua cannot), so they are stored as given here.
+ */
+
+/** The library: the governor's functions and the state's JSON codec. Every script starts with it. */
+export const GOVERNOR_LUA = String.raw`
+local INF = math.huge
+local MAX_EPOCH_MS = 8.64e15
+local MAX_SLOTS = 256
+local MAX_IN_FLIGHT = 1000
+local UNKNOWN_WINDOW_RETAIN_MS = 60000
+local CONTENDED = -1
+
+-- JavaScript's Math.round: the nearest integer, ties toward +infinity (x - floor(x) is exact).
+local function jsRound(x)
+  local f = math.floor(x)
+  if x - f >= 0.5 then return f + 1 end
+  return f
+end
+
+local function clampTime(ms)
+  if ms ~= ms then return 0 end
+  if ms == INF then return MAX_EPOCH_MS end
+  if ms == -INF then return 0 end
+  return math.min(MAX_EPOCH_MS, math.max(0, jsRound(ms)))
+end
+
+local function nn(value)
+  if value == cjson.null then return nil end
+  return value
+end
+
+-- ------------------------------------------------------------------ the state's JSON codec
+
+local function num(x)
+  if x ~= x or x == INF or x == -INF then return "null" end
+  if x == math.floor(x) and math.abs(x) < 1e15 then return string.format("%d", x) end
+  return string.format("%.17g", x)
+end
+
+local function numOrNull(x)
+  if x == nil then return "null" end
+  return num(x)
+end
+
+local function strOrNull(s)
+  if s == nil then return "null" end
+  return cjson.encode(s)
+end
+
+local function bool(b)
+  if b then return "true" end
+  return "false"
+end
+
+local function encodeState(s)
+  local slots = {}
+  for i, t in ipairs(s.slots) do slots[i] = "[" .. num(t[1]) .. "," .. num(t[2]) .. "," .. num(t[3]) .. "]" end
+  local inFlight = {}
+  for i, f in ipairs(s.inFlight) do inFlight[i] = "[" .. num(f[1]) .. "," .. num(f[2]) .. "]" end
+  local anchor = "null"
+  if s.anchor then
+    local a = s.anchor
+    anchor = '{"remaining":' .. num(a.remaining) .. ',"seq":' .. num(a.seq) .. ',"atMs":' .. num(a.atMs) .. ',"resetAtMs":' .. num(a.resetAtMs) .. ',"lateUnits":' .. num(a.lateUnits) .. "}"
+  end
+  local probe = "null"
+  if s.probe then probe = '{"seq":' .. num(s.probe.seq) .. ',"atMs":' .. num(s.probe.atMs) .. ',"untilMs":' .. num(s.probe.untilMs) .. "}" end
+  return '{"v":1,"seq":' .. num(s.seq) .. ',"lastGrantMs":' .. num(s.lastGrantMs) .. ',"notBeforeMs":' .. num(s.notBeforeMs)
+    .. ',"notBeforeReason":' .. cjson.encode(s.notBeforeReason) .. ',"notBeforeType":' .. cjson.encode(s.notBeforeType)
+    .. ',"limit":' .. numOrNull(s.limit) .. ',"windowMs":' .. numOrNull(s.windowMs) .. ',"windowSource":' .. strOrNull(s.windowSource)
+    .. ',"refill":' .. cjson.encode(s.refill) .. ',"unitsPerRequest":' .. num(s.unitsPerRequest)
+    .. ',"slots":[' .. table.concat(slots, ",") .. '],"anchor":' .. anchor .. ',"probe":' .. probe
+    .. ',"inFlight":[' .. table.concat(inFlight, ",") .. '],"inFlightCap":' .. numOrNull(s.inFlightCap)
+    .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
+    .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
+    .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
+    .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+end
+
+local function emptyState(nowMs)
+  return {
+    v = 1, seq = 0, lastGrantMs = 0, notBeforeMs = 0, notBeforeReason = "", notBeforeType = "unknown",
+    limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
+    slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
+    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
+    rttMs = 0, othersPerMs = 0, updatedAtMs = clampTime(nowMs),
+  }
+end
+
+-- Only these scripts write the scope keys; anything else found there (another version, a
+-- hand-edited value) is not trusted: the scope starts afresh, as readState makes the TS side do.
+local function decodeState(text)
+  if not text then return nil end
+  local ok, s = pcall(cjson.decode, text)
+  if not ok or type(s) ~= "table" or s.v ~= 1 or type(s.slots) ~= "table" or type(s.inFlight) ~= "table" or type(s.seq) ~= "number" then return nil end
+  s.limit = nn(s.limit)
+  s.windowMs = nn(s.windowMs)
+  s.windowSource = nn(s.windowSource)
+  s.anchor = nn(s.anchor)
+  s.probe = nn(s.probe)
+  s.inFlightCap = nn(s.inFlightCap)
+  return s
+end
+
+-- ------------------------------------------------------------------ state.ts
+
+local function boundSlots(slots)
+  local out = slots
+  while #out > MAX_SLOTS do
+    local excess = #out - MAX_SLOTS
+    local merged = {}
+    local i = 1
+    local m = 0
+    while m < excess and i + 1 <= #out do
+      local a = out[i]
+      local b = out[i + 1]
+      merged[#merged + 1] = { b[1], b[2], a[3] + b[3] }
+      m = m + 1
+      i = i + 2
+    end
+    for k = i, #out do merged[#merged + 1] = out[k] end
+    out = merged
+  end
+  return out
+end
+
+-- ------------------------------------------------------------------ model.ts
+
+local function unreflectedUnits(state, anchor)
+  local units = anchor.lateUnits
+  for _, slot in ipairs(state.slots) do
+    if slot[2] > anchor.seq then units = units + slot[3] end
+  end
+  return units
+end
+
+local function fromBucket(state, anchor, fromMs, units, limit, windowMs)
+  local perMs = limit / windowMs
+  local needed = unreflectedUnits(state, anchor) + units - anchor.remaining
+  if needed <= 0 then return fromMs end
+  return math.max(fromMs, math.ceil(anchor.atMs + needed / perMs))
+end
+
+-- Returns first, last (1-based; last 0: none) and ownUnits.
+local function heldSlots(state, anchor)
+  local slots = state.slots
+  local last = 0
+  for i = #slots, 1, -1 do
+    if slots[i][2] <= anchor.seq then
+      last = i
+      break
+    end
+  end
+  if last == 0 then return 1, 0, 0 end
+  local counted
+  if state.limit == nil then counted = INF else counted = state.limit - anchor.remaining end
+  local first = last + 1
+  local ownUnits = 0
+  while first > 1 and counted > 0 do
+    first = first - 1
+    counted = counted - slots[first][3]
+    ownUnits = ownUnits + slots[first][3]
+  end
+  return first, last, ownUnits
+end
+
+local function spreadMs(state, draw)
+  if state.othersPerMs <= 0 or draw == nil or state.limit == nil or state.windowMs == nil then return 0 end
+  local contenders = state.othersPerMs * math.max(1, state.rttMs)
+  return jsRound(draw * contenders * (state.windowMs / state.limit))
+end
+
+local function fromAnchor(state, anchor, fromMs, units, draw)
+  local available = anchor.remaining - unreflectedUnits(state, anchor)
+  if state.othersPerMs > 0 then
+    local contenders = state.othersPerMs * math.max(1, state.rttMs)
+    available = available - math.min(state.othersPerMs * math.max(0, fromMs - anchor.atMs), contenders)
+    if available >= units and available < units + contenders and draw ~= nil and draw >= available / (units + contenders) then return CONTENDED end
+  end
+  if available >= units then return fromMs end
+  local windowMs = state.windowMs
+  if state.refill ~= "window" or windowMs == nil then return nil end
+  local first, last = heldSlots(state, anchor)
+  for i = first, last do
+    local slot = state.slots[i]
+    local freeAtMs = slot[1] + windowMs
+    if anchor.resetAtMs > 0 and freeAtMs >= anchor.resetAtMs then return nil end
+    available = available + slot[3]
+    if available >= units then return math.max(fromMs, freeAtMs + spreadMs(state, draw)) end
+  end
+  return nil
+end
+
+local function fromOwnLog(state, fromMs, units, limit, windowMs)
+  local slots = state.slots
+  local used = 0
+  local first = #slots + 1
+  for i = #slots, 1, -1 do
+    if slots[i][1] <= fromMs - windowMs then break end
+    used = used + slots[i][3]
+    first = i
+  end
+  if limit - used >= units then return fromMs end
+  for i = first, #slots do
+    used = used - slots[i][3]
+    if limit - used >= units then return math.max(fromMs, slots[i][1] + windowMs) end
+  end
+  local lastSlot = slots[#slots]
+  if lastSlot then return math.max(fromMs, lastSlot[1] + windowMs) end
+  return math.max(fromMs, fromMs)
+end
+
+local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs)
+  local index = math.floor((fromMs - resetAtMs) / windowMs)
+  local startMs = resetAtMs + index * windowMs
+  local used = 0
+  local i = #state.slots
+  while i >= 1 and state.slots[i][1] >= startMs do
+    used = used + state.slots[i][3]
+    i = i - 1
+  end
+  if limit - used >= units then return fromMs end
+  return startMs + windowMs
+end
+
+local function afterReset(state, anchor, fromMs, units)
+  local limit = state.limit
+  local windowMs = state.windowMs
+  if limit ~= nil and windowMs ~= nil and state.refill == "fixed" then
+    return { atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs), why = "fixed window: the limit is back at each reset" }
+  end
+  if limit ~= nil and windowMs ~= nil then
+    local atMs = fromOwnLog(state, fromMs, units, limit, windowMs)
+    local why = "own log: room in the last window"
+    if atMs > fromMs then why = "own log: waits for units to leave the last window" end
+    return { atMs = atMs, why = why }
+  end
+  return { probeWanted = true, atMs = fromMs, why = "after the server's reset: one request learns the new budget" }
+end
+
+local function withReset(anchor, resetAtMs)
+  return { remaining = anchor.remaining, seq = anchor.seq, atMs = anchor.atMs, resetAtMs = resetAtMs, lateUnits = anchor.lateUnits }
+end
+
+local function earliestStart(state, fromMs, units, draw)
+  local anchor = state.anchor
+  local limit = state.limit
+  local windowMs = state.windowMs
+  if anchor and state.refill == "bucket" and limit ~= nil and windowMs ~= nil then
+    return { atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs), why = "bucket: waits for the units to be restored" }
+  end
+  local resetAtMs = 0
+  if anchor then
+    if anchor.resetAtMs ~= 0 then resetAtMs = anchor.resetAtMs
+    elseif windowMs ~= nil then resetAtMs = anchor.atMs + windowMs end
+  end
+  if anchor and (resetAtMs == 0 or fromMs < resetAtMs) then
+    local reading = anchor
+    if resetAtMs ~= anchor.resetAtMs then reading = withReset(anchor, resetAtMs) end
+    local atMs = fromAnchor(state, reading, fromMs, units, draw)
+    if atMs == CONTENDED then
+      return { recheck = true, atMs = fromMs + math.max(10, state.rttMs), why = "the last units are contended by others sharing the budget: asks again after one round trip" }
+    end
+    if atMs ~= nil then
+      local why = "the server's count allows it"
+      if atMs > fromMs then why = "the server's count: waits for units to leave the window" end
+      return { atMs = atMs, why = why }
+    end
+    if resetAtMs == 0 then return { probeWanted = true, atMs = fromMs, why = "the budget is spent and the server shows neither reset nor window: one request probes" } end
+    return afterReset(state, reading, resetAtMs, units)
+  end
+  if anchor then return afterReset(state, withReset(anchor, resetAtMs), fromMs, units) end
+  if limit ~= nil and windowMs ~= nil then return { atMs = fromOwnLog(state, fromMs, units, limit, windowMs), why = "own log: learned limit per window" } end
+  return { atMs = fromMs, why = "no budget known: slow start" }
+end
+
+-- ------------------------------------------------------------------ claim.ts
+
+local function rttOr100(state)
+  if state.rttMs == 0 then return 100 end
+  return state.rttMs
+end
+
+local function recheckMs(state)
+  return math.min(1000, math.max(10, jsRound(rttOr100(state) / 2)))
+end
+
+local function isCold(state)
+  return state.anchor == nil and state.limit == nil and state.inFlightCap == nil and state.windowMs == nil
+end
+
+local function filterSlots(slots, keep)
+  local out = {}
+  for _, s in ipairs(slots) do
+    if keep(s) then out[#out + 1] = s end
+  end
+  return out
+end
+
+local function prune(state, nowMs)
+  local expired = false
+  for _, f in ipairs(state.inFlight) do
+    if f[2] <= nowMs then
+      expired = true
+      break
+    end
+  end
+  if expired then state.inFlight = filterSlots(state.inFlight, function(f) return f[2] > nowMs end) end
+  if state.probe and state.probe.untilMs <= nowMs then state.probe = nil end
+  local anchor = state.anchor
+  local n = #state.slots
+  -- firstKept: how many of the oldest slots go (the JS index of the first one kept).
+  local firstKept
+  if not anchor and state.limit == nil then
+    firstKept = n
+  elseif anchor and state.refill ~= "fixed" then
+    local keepsHeld = state.windowMs ~= nil and state.refill == "window"
+    firstKept = -1
+    if keepsHeld then
+      local first = heldSlots(state, anchor)
+      firstKept = first - 1
+    else
+      for i, s in ipairs(state.slots) do
+        if s[2] > anchor.seq then
+          firstKept = i - 1
+          break
+        end
+      end
+    end
+    if firstKept < 0 then firstKept = n end
+  else
+    local keepAfterMs = nowMs - (state.windowMs or UNKNOWN_WINDOW_RETAIN_MS)
+    firstKept = -1
+    for i, s in ipairs(state.slots) do
+      if s[1] > keepAfterMs or (anchor ~= nil and s[2] > anchor.seq) then
+        firstKept = i - 1
+        break
+      end
+    end
+    if firstKept < 0 then firstKept = n end
+  end
+  if firstKept == 0 then
+    state.slots = boundSlots(state.slots)
+  else
+    local kept = {}
+    for i = firstKept + 1, n do kept[#kept + 1] = state.slots[i] end
+    state.slots = boundSlots(kept)
+  end
+end
+
+local function grant(state, atMs, units, probe, why, options)
+  local seq = state.seq + 1
+  local startMs = clampTime(atMs)
+  state.seq = seq
+  state.lastGrantMs = math.max(state.lastGrantMs, startMs)
+  state.slots[#state.slots + 1] = { startMs, seq, units }
+  state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
+  if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
+  return { kind = "go", atMs = startMs, seq = seq, probe = probe, why = why }
+end
+
+local function heldByProbe(state, nowMs)
+  if not state.probe or state.probe.untilMs <= nowMs then return nil end
+  local answerExpectedMs = math.max(nowMs, state.probe.atMs + rttOr100(state))
+  return { kind = "wait", untilMs = math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why = "one request is probing the scope; the others wait for its answer" }
+end
+
+local function heldByInFlightCap(state, nowMs)
+  if state.inFlightCap == nil or #state.inFlight < state.inFlightCap then return nil end
+  local leaseEndMs = INF
+  for _, f in ipairs(state.inFlight) do leaseEndMs = math.min(leaseEndMs, f[2]) end
+  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
+end
+
+local function claimInPlace(state, request, options)
+  local nowMs = clampTime(request.nowMs)
+  state.updatedAtMs = nowMs
+  prune(state, nowMs)
+  local units = request.units
+  if units == nil then units = state.unitsPerRequest end
+  local floorMs = math.max(nowMs, state.notBeforeMs, state.lastGrantMs)
+  local function defer(atMs, why)
+    local limitType = "burst"
+    if atMs == state.notBeforeMs then limitType = state.notBeforeType end
+    return { kind = "defer", notBeforeMs = atMs, why = why, limitType = limitType }
+  end
+  if state.notBeforeMs > request.latestStartMs then
+    local why = state.notBeforeReason
+    if why == "" then why = "the server's wait" end
+    return defer(state.notBeforeMs, why)
+  end
+  local held = heldByProbe(state, nowMs)
+  if held then return held end
+  if isCold(state) then return grant(state, floorMs, units, true, "first request of a cold scope: it learns the budget before the rest go", options) end
+  if state.breakerOpen then return grant(state, floorMs, units, true, "the breaker is open: one request probes before the rest go", options) end
+  local capped = heldByInFlightCap(state, nowMs)
+  if capped then return capped end
+  local earliest = earliestStart(state, floorMs, units, request.random)
+  if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
+  if earliest.recheck then return { kind = "wait", untilMs = earliest.atMs, why = earliest.why } end
+  return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
+end
+
+local function release(state, seq)
+  state.slots = filterSlots(state.slots, function(s) return s[2] ~= seq end)
+  state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= seq end)
+  if state.probe and state.probe.seq == seq then state.probe = nil end
+  local latest = 0
+  for _, s in ipairs(state.slots) do latest = math.max(latest, s[1]) end
+  state.lastGrantMs = latest
+end
+
+-- ------------------------------------------------------------------ observe.ts
+
+local ROUNDING_MS = 1000
+local FULL_REFILL_TOLERANCE = 0.02
+local OTHERS_SMOOTHING = 0.3
+local DECREASE = 0.8
+local DEFAULT_LEARNED_WINDOW_MS = 1000
+
+local function applyShape(state, budget)
+  if budget.unitsPerRequest ~= nil and budget.unitsPerRequest > 0 then state.unitsPerRequest = budget.unitsPerRequest end
+  if budget.limit ~= nil and budget.limit > 0 then state.limit = budget.limit end
+  if budget.restorePerSecond ~= nil and budget.restorePerSecond > 0 and state.limit ~= nil then
+    state.refill = "bucket"
+    state.windowMs = math.max(1, jsRound((state.limit / budget.restorePerSecond) * 1000))
+    state.windowSource = "shown"
+  elseif budget.windowMs ~= nil and budget.windowMs > 0 then
+    state.windowMs = jsRound(budget.windowMs)
+    state.windowSource = "shown"
+  end
+end
+
+local function learnFromReset(state, previousResetMs, observation, remaining, resetAtMs)
+  if state.refill == "bucket" or state.limit == nil then return end
+  local sinceReset = 0
+  for _, s in ipairs(state.slots) do
+    if s[1] >= previousResetMs and s[2] <= observation.seq then sinceReset = sinceReset + s[3] end
+  end
+  local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
+  if remaining >= state.limit - sinceReset - tolerance then
+    state.refill = "fixed"
+    if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
+      state.windowMs = resetAtMs - previousResetMs
+      state.windowSource = "inferred"
+    end
+  elseif state.refill == "fixed" then
+    state.refill = "window"
+  end
+end
+
+local function inferWindow(state, observation, remaining, resetAtMs)
+  if state.refill ~= "window" or state.windowSource == "shown" or resetAtMs == 0 or state.limit == nil or remaining > 0 then return end
+  local first, last, ownUnits = heldSlots(state, { remaining = remaining, seq = observation.seq, atMs = observation.sentAtMs, resetAtMs = resetAtMs, lateUnits = 0 })
+  if last == 0 or ownUnits < state.limit then return end
+  local oldestMs = state.slots[first][1]
+  if resetAtMs <= oldestMs then return end
+  local observedMs = resetAtMs - oldestMs
+  if state.windowSource == "inferred" and state.windowMs ~= nil then
+    state.windowMs = math.min(state.windowMs, observedMs)
+  else
+    state.windowMs = observedMs
+  end
+  state.windowSource = "inferred"
+end
+
+local function learnOthers(state, previous, observation, remaining, lateUnits)
+  local elapsedMs = observation.sentAtMs - previous.atMs
+  if elapsedMs <= 0 or (previous.resetAtMs > 0 and observation.sentAtMs >= previous.resetAtMs) or state.refill == "bucket" then return end
+  local ours = previous.lateUnits - lateUnits
+  for _, s in ipairs(state.slots) do
+    if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
+  end
+  local othersUnits = math.max(0, previous.remaining - ours - remaining)
+  local sample = othersUnits / elapsedMs
+  if state.othersPerMs == 0 then
+    state.othersPerMs = sample
+  else
+    state.othersPerMs = state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING
+  end
+end
+
+local function unitsOfSeq(state, seq)
+  for _, s in ipairs(state.slots) do
+    if s[2] == seq then return s[3] end
+  end
+  return nil
+end
+
+local function applyAnchor(state, observation, budget)
+  local previous = state.anchor
+  local sentAtMs = clampTime(observation.sentAtMs)
+  local afterPreviousReset = previous ~= nil and previous.resetAtMs > 0 and sentAtMs >= previous.resetAtMs
+  if previous and observation.seq < previous.seq and not afterPreviousReset then return end
+  local resetAtMs = 0
+  if budget.resetAtMs ~= nil and budget.resetAtMs > sentAtMs then resetAtMs = clampTime(budget.resetAtMs) end
+  if previous and afterPreviousReset then learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs) end
+  if previous and not afterPreviousReset and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
+    resetAtMs = math.min(resetAtMs, previous.resetAtMs)
+  end
+  local lateUnits = 0
+  for _, f in ipairs(state.inFlight) do
+    if f[1] < observation.seq then lateUnits = lateUnits + (unitsOfSeq(state, f[1]) or 0) end
+  end
+  if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, budget.remaining, lateUnits) end
+  inferWindow(state, observation, budget.remaining, resetAtMs)
+  state.anchor = { remaining = math.max(0, budget.remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits }
+end
+
+local function learnFromThrottle(state, observation)
+  if observation.seq <= state.learnedAtSeq then return end
+  local nowMs = clampTime(observation.nowMs)
+  local resetAtMs = nil
+  if observation.waitFromServer and observation.waitMs ~= nil then resetAtMs = clampTime(nowMs + observation.waitMs) end
+  local episodeStartMs = state.windowStartMs
+  if episodeStartMs == 0 then episodeStartMs = clampTime(observation.sentAtMs) end
+  if state.limit == nil then
+    local admitted = state.okInWindow
+    if admitted == 0 then return end
+    state.limit = admitted
+    if state.windowSource ~= "shown" then
+      local observedMs
+      if resetAtMs ~= nil then observedMs = resetAtMs - episodeStartMs else observedMs = math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs) end
+      state.windowMs = math.max(state.windowMs or 0, observedMs, 1)
+      state.windowSource = "inferred"
+    end
+  else
+    state.limit = math.max(state.unitsPerRequest, math.floor(state.limit * DECREASE))
+  end
+  state.learnedAtSeq = state.seq
+  state.okInWindow = 0
+  state.windowStartMs = resetAtMs or 0
+  if state.inFlightCapGrows then
+    state.inFlightCap = nil
+    state.inFlightCapGrows = false
+  end
+end
+
+local function applyThrottle(state, observation, options, inFlightBefore)
+  state.throttleStreak = state.throttleStreak + 1
+  if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
+  state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
+  if observation.waitMs ~= nil and observation.waitMs >= 0 then
+    local untilMs = clampTime(observation.nowMs + observation.waitMs)
+    if untilMs > state.notBeforeMs then
+      state.notBeforeMs = untilMs
+      state.notBeforeReason = observation.reason
+      state.notBeforeType = observation.limitType
+    end
+  end
+  if observation.limitType == "concurrency" then
+    state.inFlightCap = math.max(1, inFlightBefore - 1)
+    state.inFlightCapGrows = false
+    return
+  end
+  if observation.budget == nil then
+    learnFromThrottle(state, observation)
+  elseif observation.budget.remaining > 0 and state.inFlightCap == nil then
+    state.inFlightCap = 1
+    state.inFlightCapGrows = true
+  end
+end
+
+local function applyOk(state, observation, units)
+  state.throttleStreak = 0
+  state.breakerOpen = false
+  if state.inFlightCapGrows and state.inFlightCap ~= nil then
+    state.inFlightCap = state.inFlightCap + 1
+    if state.inFlightCap > MAX_IN_FLIGHT then
+      state.inFlightCap = nil
+      state.inFlightCapGrows = false
+    end
+  elseif observation.budget == nil and state.anchor == nil and state.limit == nil and state.inFlightCap == nil then
+    state.inFlightCap = 2
+    state.inFlightCapGrows = true
+  end
+  if observation.budget ~= nil then return end
+  local sentAtMs = clampTime(observation.sentAtMs)
+  if state.learnedAtSeq > 0 and observation.seq < state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
+    if state.limit ~= nil then state.limit = state.limit + units end
+    return
+  end
+  if state.windowStartMs == 0 or sentAtMs < state.windowStartMs then state.windowStartMs = sentAtMs end
+  state.okInWindow = state.okInWindow + units
+end
+
+local function observeInPlace(state, observation, options)
+  local nowMs = clampTime(observation.nowMs)
+  state.updatedAtMs = math.max(state.updatedAtMs, nowMs)
+  local inFlightBefore = 0
+  for _, f in ipairs(state.inFlight) do
+    if f[2] > nowMs then inFlightBefore = inFlightBefore + 1 end
+  end
+  local units = unitsOfSeq(state, observation.seq) or state.unitsPerRequest
+  state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= observation.seq end)
+  if observation.kind ~= "lost" then
+    local sampleMs = math.max(0, nowMs - observation.sentAtMs)
+    if state.rttMs == 0 then state.rttMs = sampleMs else state.rttMs = jsRound(state.rttMs * 0.8 + sampleMs * 0.2) end
+  end
+  if state.probe and state.probe.seq == observation.seq then state.probe = nil end
+  if observation.budget then
+    applyShape(state, observation.budget)
+    applyAnchor(state, observation, observation.budget)
+  end
+  if observation.kind == "throttled" then
+    applyThrottle(state, observation, options, inFlightBefore)
+  elseif observation.kind == "ok" then
+    applyOk(state, observation, units)
+  end
+  prune(state, nowMs)
+end
+
+-- index.ts holdUntil (the reason arrives clipped).
+local function holdUntil(state, untilMs, reason, limitType)
+  local atMs = clampTime(untilMs)
+  if atMs > state.notBeforeMs then
+    state.notBeforeMs = atMs
+    state.notBeforeReason = reason
+    state.notBeforeType = limitType
+  end
+end
+`;
