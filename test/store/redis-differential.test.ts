@@ -8,7 +8,7 @@
  * When the TypeScript governor changes, this test fails until the Lua follows: that is intended.
  */
 import fc from "fast-check";
-import { createClient } from "@redis/client";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GovernorState, LimitType, Observation, ObservedBudget } from "../../src/engine";
 import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";

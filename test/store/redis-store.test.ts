@@ -4,7 +4,7 @@
  * clock, timeouts when Redis is unreachable or silent, and the step's fallback to cross-flow state.
  */
 import net from "node:net";
-import { createClient } from "@redis/client";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGate, startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createCrossFlowStore, createMemoryStore, STATE_KEY, type ParkedItem } from "../../src/store";

@@ -1,8 +1,6 @@
 /**
- * One connection to Redis for one store: node-redis, the client Prismatic's own Redis connector
- * uses, as its core package @redis/client (the `redis` package is the same client plus the
- * RedisBloom, RedisJSON, search and time-series modules: 350 kB more in the component's bundle,
- * none of it used here), connected on first use, never reconnected by itself (a failure is the caller's
+ * One connection to Redis for one store: node-redis (the `redis` package), the client Prismatic's
+ * own Redis connector uses, connected on first use, never reconnected by itself (a failure is the caller's
  * to handle: the step falls back to cross-flow state), with a deadline on connecting and on every
  * command. It runs the store's scripts by their SHA1 (EVALSHA), sending the source once when Redis
  * does not know it yet (https://redis.io/docs/latest/develop/interact/programmability/eval-intro/).
@@ -13,7 +11,7 @@
  * error is at most half of it), renewed every 30 s.
  */
 import { createHash } from "node:crypto";
-import { createClient } from "@redis/client";
+import { createClient } from "redis";
 import type { StoreClock } from "../memory";
 import { SCRIPTS, type ScriptName } from "./scripts";
 
