@@ -64,14 +64,19 @@ export interface SimOptions {
   /** Arrival times of the requests, epoch ms (any order). */
   arrivalsMs: readonly number[];
   rttMs: number;
-  /** Whether answers show the budget (remaining, limit, reset, window) or nothing but a throttle's wait. */
-  shows: "budget" | "nothing";
+  /**
+   * What answers show: the whole budget (remaining, limit, reset, window), the budget without the
+   * window's length (GitHub's X-RateLimit-Limit/Remaining/Reset), or nothing but a throttle's wait.
+   */
+  shows: "budget" | "budget without window" | "nothing";
   /** Whether a throttle says how long to wait (Retry-After). */
   throttleSaysWait: boolean;
   /** Fixed draws handed to claim as `random`. */
   draws?: readonly number[];
   governor?: Partial<GovernorOptions>;
   startMs: number;
+  /** Called with one line per decision and answer, to read a failing run. */
+  trace?: (line: string) => void;
 }
 
 export interface SimRun {
@@ -90,8 +95,8 @@ type Event = { atMs: number; order: number; kind: "claim"; request: number } | {
 
 const MAX_EVENTS = 200_000;
 
-function budgetOf(server: ModelServer, admission: Admission): ObservedBudget {
-  return { remaining: admission.remaining, limit: server.limit, resetAtMs: admission.resetAtMs, windowMs: server.windowMs, restorePerSecond: null, unitsPerRequest: null };
+function budgetOf(server: ModelServer, admission: Admission, withWindow: boolean): ObservedBudget {
+  return { remaining: admission.remaining, limit: server.limit, resetAtMs: admission.resetAtMs, windowMs: withWindow ? server.windowMs : null, restorePerSecond: null, unitsPerRequest: null };
 }
 
 function observationOf(options: SimOptions, event: Extract<Event, { kind: "answer" }>): Observation {
@@ -104,7 +109,7 @@ function observationOf(options: SimOptions, event: Extract<Event, { kind: "answe
     limitType: admission.admitted ? "none" : "burst",
     waitMs: admission.admitted ? null : options.throttleSaysWait ? Math.max(0, admission.waitMs - options.rttMs) : 1000,
     waitFromServer: !admission.admitted && options.throttleSaysWait,
-    budget: options.shows === "budget" ? budgetOf(options.server, admission) : null,
+    budget: options.shows === "nothing" ? null : budgetOf(options.server, admission, options.shows === "budget"),
     reason: admission.admitted ? "ok" : "429",
   };
 }
@@ -128,7 +133,9 @@ export function simulate(options: SimOptions): SimRun {
     }
     const event = events.splice(next, 1)[0]!;
     if (event.kind === "answer") {
-      state = observe(state, observationOf(options, event), governor);
+      const observation = observationOf(options, event);
+      state = observe(state, observation, governor);
+      options.trace?.(`${event.atMs - options.startMs}: answer seq ${event.seq} sent ${event.sentAtMs - options.startMs}: ${observation.kind}${observation.budget ? ` remaining ${observation.budget.remaining} reset +${(observation.budget.resetAtMs ?? options.startMs) - options.startMs}` : ""}`);
       done.add(event.request);
       continue;
     }
@@ -137,6 +144,7 @@ export function simulate(options: SimOptions): SimRun {
     const claimed = claim(state, { nowMs: event.atMs, latestStartMs: event.atMs + 100 * options.server.windowMs, random }, governor);
     state = claimed.state;
     const result = claimed.result;
+    options.trace?.(`${event.atMs - options.startMs}: claim by request ${event.request}: ${result.kind} ${result.kind === "go" ? `at ${result.atMs - options.startMs} seq ${result.seq} (${result.why})` : result.kind === "wait" ? `until ${result.untilMs - options.startMs}` : `until ${result.notBeforeMs - options.startMs}`}`);
     if (result.kind === "go") {
       if (result.atMs < floorMs) run.earlyGrants += 1;
       run.startsMs.push(result.atMs);
