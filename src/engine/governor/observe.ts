@@ -150,8 +150,11 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     if (admitted === 0) return;
     state.limit = admitted;
     // The window is spent: the log gets those units back, timed as late as they can have been
-    // (the throttled request's send), so they leave it no earlier than they really do.
-    const placed = state.slots.reduce((sum, [atMs, , units]) => (atMs >= episodeStartMs ? sum + units : sum), 0);
+    // (the throttled request's send), so they leave it no earlier than they really do. Only
+    // answered slots are among them: a claim still out is not in `admitted` (if it succeeds,
+    // applyOk counts it; if it is throttled, its slot leaves the log).
+    const out = new Set(state.inFlight.map(([seq]) => seq));
+    const placed = state.slots.reduce((sum, [atMs, seq, units]) => (atMs >= episodeStartMs && !out.has(seq) ? sum + units : sum), 0);
     if (admitted > placed) {
       state.slots.push([clampTime(observation.sentAtMs), observation.seq, admitted - placed]);
       state.slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -232,7 +235,7 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   }
   if (observation.budget !== null) return;
   const sentAtMs = clampTime(observation.sentAtMs);
-  if (state.learnedAtSeq > 0 && observation.seq < state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
+  if (state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
     // Sent before the throttle that taught the limit, answered after it: the limit was one more.
     if (state.limit !== null) state.limit += units;
     return;
