@@ -88,6 +88,10 @@ export interface SimRun {
   earlyGrants: number;
   /** Requests that never got a start (the run hit its event bound). */
   unfinished: number;
+  /** Every granted start with the server's verdict, in grant order. */
+  grants: Array<{ seq: number; atMs: number; admitted: boolean }>;
+  /** The last seq granted when the governor first knew a limit (null: it never did). */
+  firstLimitAtSeq: number | null;
   state: GovernorState;
 }
 
@@ -120,7 +124,7 @@ export function simulate(options: SimOptions): SimRun {
   let state = emptyState(options.startMs);
   let order = 0;
   const events: Event[] = options.arrivalsMs.map((atMs, request) => ({ atMs, order: order++, kind: "claim" as const, request }));
-  const run: SimRun = { startsMs: [], admitted: 0, throttled: 0, earlyGrants: 0, unfinished: 0, state };
+  const run: SimRun = { startsMs: [], admitted: 0, throttled: 0, earlyGrants: 0, unfinished: 0, grants: [], firstLimitAtSeq: null, state };
   const done = new Set<number>();
   let draw = 0;
   for (let step = 0; step < MAX_EVENTS && events.length > 0; step++) {
@@ -135,6 +139,7 @@ export function simulate(options: SimOptions): SimRun {
     if (event.kind === "answer") {
       const observation = observationOf(options, event);
       state = observe(state, observation, governor);
+      if (run.firstLimitAtSeq === null && state.limit !== null) run.firstLimitAtSeq = state.seq;
       options.trace?.(`${event.atMs - options.startMs}: answer seq ${event.seq} sent ${event.sentAtMs - options.startMs}: ${observation.kind}${observation.budget ? ` remaining ${observation.budget.remaining} reset +${(observation.budget.resetAtMs ?? options.startMs) - options.startMs}` : ""}`);
       done.add(event.request);
       continue;
@@ -149,6 +154,7 @@ export function simulate(options: SimOptions): SimRun {
       if (result.atMs < floorMs) run.earlyGrants += 1;
       run.startsMs.push(result.atMs);
       const admission = options.server.admit(result.atMs);
+      run.grants.push({ seq: result.seq, atMs: result.atMs, admitted: admission.admitted });
       if (admission.admitted) run.admitted += 1;
       else run.throttled += 1;
       events.push({ atMs: result.atMs + options.rttMs, order: order++, kind: "answer", request: event.request, seq: result.seq, sentAtMs: result.atMs, admission });
