@@ -96,4 +96,22 @@ describe("the breaker", () => {
     expect(scope.claim(probe.atMs + scope.options.leaseMs - 1).kind).toBe("wait");
     expect(scope.claim(probe.atMs + scope.options.leaseMs)).toMatchObject({ kind: "go", probe: true });
   });
+
+  // Found by the governor fuzz target: a probe (cold scope or open breaker) was granted at the
+  // latest slot already handed out even when that was past the claim's latest start, so its
+  // caller would sleep past its inline limit instead of deferring.
+  it("a probe keeps to the latest start: with slots booked past it, the claim is deferred, nothing reserved", () => {
+    const scope = new Scope(T0, { breakerThreshold: 3 });
+    scope.answer(scope.go(T0), T0 + 40, { budget: shown({ remaining: 1, limit: 2, resetAtMs: T0 + 1000, windowMs: 1000 }) });
+    const booked = Array.from({ length: 6 }, () => scope.go(T0 + 50));
+    const lastMs = booked[5]!.atMs;
+    expect(lastMs).toBeGreaterThan(T0 + 2000);
+    booked.slice(0, 3).forEach((granted, i) => scope.throttle(granted, T0 + 60 + i, 500));
+    expect(scope.state.breakerOpen).toBe(true);
+    const seqBefore = scope.state.seq;
+    const result = scope.claim(T0 + 600, T0 + 1600);
+    expect(result).toMatchObject({ kind: "defer", notBeforeMs: lastMs });
+    expect(scope.state.seq).toBe(seqBefore);
+    expect(scope.claim(T0 + 600, lastMs)).toMatchObject({ kind: "go", probe: true, atMs: lastMs });
+  });
 });
