@@ -95,7 +95,7 @@ export function stateProblems(state: GovernorState): string[] {
   return broken;
 }
 
-function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[]): Step {
+function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[], ops: GovernorOps): Step {
   const nowMs = gen.chance(0.95) ? clock.nowMs : gen.pick(ABSURD_NUMBERS);
   const latestStartMs = gen.chance(0.9) ? clock.nowMs + figure(gen, 300_000, 0) : gen.pick(ABSURD_NUMBERS);
   const units = gen.chance(0.8) ? undefined : gen.chance(0.7) ? gen.int(1, 50) : gen.pick(ABSURD_NUMBERS);
@@ -105,7 +105,7 @@ function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions,
     what: { claim: request },
     run(state) {
       const floorMs = Math.max(Number.isFinite(nowMs) ? Math.min(MAX_EPOCH_MS, Math.max(0, Math.round(nowMs))) : nowMs > 0 ? MAX_EPOCH_MS : 0, state.notBeforeMs);
-      const next = claim(state, request, options);
+      const next = ops.claim(state, request, options);
       const result = next.result;
       const broken: string[] = [];
       if (result.kind === "go") {
@@ -123,7 +123,7 @@ function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions,
   };
 }
 
-function observeStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[]): Step {
+function observeStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[], ops: GovernorOps): Step {
   const seq = granted.length > 0 && gen.chance(0.85) ? gen.pick(granted) : figure(gen, 50);
   const nowMs = gen.chance(0.95) ? clock.nowMs : gen.pick(ABSURD_NUMBERS);
   const kind = gen.pick(["ok", "ok", "throttled", "lost"] as const);
@@ -143,7 +143,7 @@ function observeStep(gen: Gen, clock: { nowMs: number }, options: GovernorOption
   return {
     what: { observe: { ...observation, reason: `(${observation.reason.length} chars)` } },
     run(state) {
-      const next = observe(state, observation, options);
+      const next = ops.observe(state, observation, options);
       const broken: string[] = [];
       const { waitMs } = observation;
       if (kind === "throttled" && waitFromServer && waitMs !== null && Number.isFinite(waitMs) && waitMs >= 0 && Number.isFinite(nowMs)) {
@@ -155,10 +155,10 @@ function observeStep(gen: Gen, clock: { nowMs: number }, options: GovernorOption
   };
 }
 
-function randomStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[]): Step {
+function randomStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[], ops: GovernorOps): Step {
   const roll = gen.random();
-  if (roll < 0.4) return claimStep(gen, clock, options, granted);
-  if (roll < 0.8) return observeStep(gen, clock, options, granted);
+  if (roll < 0.4) return claimStep(gen, clock, options, granted, ops);
+  if (roll < 0.8) return observeStep(gen, clock, options, granted, ops);
   if (roll < 0.88) {
     const seq = granted.length > 0 && gen.chance(0.8) ? gen.pick(granted) : figure(gen, 50);
     return { what: { release: seq }, run: (state) => ({ state: release(state, seq), broken: [] }) };
@@ -184,7 +184,7 @@ function printable(what: unknown): string {
 }
 
 /** One input: a sequence of steps from a start state, every property checked after each step. */
-function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: number }): void {
+function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: number }, ops: GovernorOps): void {
   const options: GovernorOptions = { breakerThreshold: gen.chance(0.9) ? gen.int(1, 5) : 3, leaseMs: gen.chance(0.9) ? gen.int(1, 60_000) : 30_000 };
   const start = startState(gen);
   const clock = { nowMs: T0 + gen.int(0, 60_000) };
@@ -195,7 +195,7 @@ function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: numbe
     // Each step is drawn after the one before has run: an observation answers a granted seq.
     for (let i = 0; i < length; i++) {
       clock.nowMs += gen.chance(0.7) ? gen.int(0, 500) : gen.int(0, 120_000);
-      const step = randomStep(gen, clock, options, granted);
+      const step = randomStep(gen, clock, options, granted, ops);
       const before = state.notBeforeMs;
       const { state: next, broken } = step.run(state);
       if (next.notBeforeMs < before) broken.push(`notBeforeMs went down from ${before} to ${next.notBeforeMs}`);
@@ -207,12 +207,17 @@ function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: numbe
   });
 }
 
-export const governorTarget: FuzzTarget = {
-  name: "governor",
-  run(seed: number, count: number): FuzzResult {
-    const gen = new Gen(seed);
-    const tally = new Tally(false);
-    for (let i = 0; i < count; i++) runSequence(gen, tally, { seed, input: i });
-    return tally.result();
-  },
-};
+/** The governor's operations under test; a test hands in a broken one to show the target can fail. */
+export interface GovernorOps {
+  claim: typeof claim;
+  observe: typeof observe;
+}
+
+export function runGovernorFuzz(seed: number, count: number, ops: GovernorOps = { claim, observe }): FuzzResult {
+  const gen = new Gen(seed);
+  const tally = new Tally(false);
+  for (let i = 0; i < count; i++) runSequence(gen, tally, { seed, input: i }, ops);
+  return tally.result();
+}
+
+export const governorTarget: FuzzTarget = { name: "governor", run: (seed, count) => runGovernorFuzz(seed, count) };
