@@ -60,27 +60,25 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
  * The request was counted after the previous reset: if the budget came back in full, the limit
  * is a fixed window, and the distance between two resets is its length.
  */
-function learnFromReset(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, resetAtMs: number): void {
+function learnFromReset(state: GovernorState, previousResetMs: number, observation: Observation, remaining: number, resetAtMs: number): void {
   if (state.refill === "bucket" || state.limit === null) return;
-  const previousResetMs = previous.resetAtMs;
-  // A full budget tells a fixed window from a sliding one only by units of ours sent before the
-  // reset that a sliding window would still count at this send. Judged against the window's
-  // length when shown, else against what it certainly exceeds (a reset is never more than one
-  // window after a send, fixed or sliding): a budget back in full after a quiet spell says nothing
-  // of the refill, and taking a sliding window for a fixed one lets a window's worth go too soon.
-  const sentAtMs = clampTime(observation.sentAtMs);
-  const windowMs = state.windowSource === "shown" && state.windowMs !== null ? state.windowMs : Math.max(resetAtMs - sentAtMs, previousResetMs - previous.atMs, 0);
+  const shownWindowMs = state.windowSource === "shown" ? state.windowMs : null;
   let sinceReset = 0;
+  // With the window's length shown, a full budget tells a fixed window from a sliding one only by
+  // units of ours sent before the reset that a sliding window of that length still counts at this
+  // send: a fixed window shows them gone, a sliding one does not. Without them (or with no more
+  // than the tolerance) both read the same, and taking a sliding window for a fixed one lets a
+  // window's worth go while the log still holds older units. (Without the length there is no such
+  // test: resets rounded to whole seconds cannot tell a fixed window from a shorter sliding one.)
   let slidingOnly = 0;
   for (const [atMs, seq, units] of state.slots) {
     if (seq > observation.seq) continue;
     if (atMs >= previousResetMs) sinceReset += units;
-    else if (atMs > sentAtMs - windowMs) slidingOnly += units;
+    else if (shownWindowMs !== null && atMs > observation.sentAtMs - shownWindowMs) slidingOnly += units;
   }
-  // No whole unit of slack for small limits: with a limit of 2, one unit is half the window.
-  const tolerance = Math.floor(state.limit * FULL_REFILL_TOLERANCE);
+  const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
   if (remaining >= state.limit - sinceReset - tolerance) {
-    if (slidingOnly <= tolerance) return;
+    if (shownWindowMs !== null && slidingOnly <= tolerance) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
       state.windowMs = Math.min(MAX_FIGURE, resetAtMs - previousResetMs);
@@ -139,7 +137,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   const afterPreviousReset = previous !== null && previous.resetAtMs > 0 && sentAtMs >= previous.resetAtMs;
   if (previous && observation.seq < previous.seq && !afterPreviousReset) return; // an older answer, arriving late
   let resetAtMs = budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0;
-  if (previous && afterPreviousReset) learnFromReset(state, previous, observation, budget.remaining, resetAtMs);
+  if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
   // The same reset read again through whole-second rounding: the earliest reading is the tightest.
   if (previous && !afterPreviousReset && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
     resetAtMs = Math.min(resetAtMs, previous.resetAtMs);

@@ -107,6 +107,15 @@ function readAnchor(value: unknown): Anchor | null | undefined {
   return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits };
 }
 
+/** A value in a few characters for an error line; JSON.stringify throws on a BigInt or a cycle, this does not. */
+function shortText(value: unknown): string {
+  try {
+    return String(JSON.stringify(value)).slice(0, 20);
+  } catch {
+    return typeof value;
+  }
+}
+
 /**
  * Reads a state written elsewhere. Anything malformed gives null with the reason, never an
  * exception: the caller starts the scope afresh (waiting too little is corrected by the next
@@ -115,7 +124,7 @@ function readAnchor(value: unknown): Anchor | null | undefined {
 export function readState(value: unknown): { state: GovernorState } | { error: string } {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "not an object" };
   const v = value as Record<string, unknown>;
-  if (v.v !== 1) return { error: `unknown version ${JSON.stringify(v.v)?.slice(0, 20)}` };
+  if (v.v !== 1) return { error: `unknown version ${shortText(v.v)}` };
   const slots = readSlots(v.slots);
   if (slots === null) return { error: "slots are malformed" };
   const anchor = readAnchor(v.anchor ?? null);

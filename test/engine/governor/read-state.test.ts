@@ -61,6 +61,16 @@ describe("readState on garbage", () => {
     expectValidRead(value);
   });
 
+  // Found by the property below: the error line quoted the version with JSON.stringify, which throws on a BigInt.
+  it("a version JSON cannot print (a BigInt, a cycle): one line of error, no throw", () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const v of [0n, cyclic]) {
+      expect(() => readState({ ...fresh, v })).not.toThrow();
+      expect(readState({ ...fresh, v })).toHaveProperty("error");
+    }
+  });
+
   it("anything at all (property): no throw, a valid state or one line of error", () => {
     fc.assert(fc.property(fc.anything({ withNullPrototype: true, withBigInt: true, withDate: true, withMap: true, withSet: true, withTypedArray: true, withSparseArray: true }), (value) => void expectValidRead(value)), { numRuns: 2000 });
   });
