@@ -121,3 +121,22 @@ describe("lost answers", () => {
     expect(scope.claim(T0 + 5030).kind).toBe("go");
   });
 });
+
+describe("slots merged past MAX_SLOTS", () => {
+  // Found while testing the bound: boundSlots merges the two oldest slots into one under the
+  // later seq, again at every claim past the bound, so the oldest slot gathers many claims (45
+  // after 300 claims) under one seq. Giving back that seq (release) or taking it out (a throttle)
+  // removes all of their units, and the log counts 44 fewer than were sent. It needs more than
+  // MAX_SLOTS slots in the log; not fixed here (a fix changes the slot tuple or the merge rule,
+  // which the Redis port shares). See the report.
+  it.fails("releasing one claim whose slot was merged with another gives back only its own unit", () => {
+    const scope = new Scope(T0, { leaseMs: HOUR_MS });
+    scope.state = { ...scope.state, limit: 1e6, windowMs: HOUR_MS };
+    const granted = Array.from({ length: 300 }, (_, i) => scope.go(T0 + i));
+    const merged = scope.state.slots.find(([, , u]) => u > 1)!;
+    expect(merged).toBeDefined();
+    const before = units(scope.state);
+    scope.release(granted.find((g) => g.seq === merged[1])!.seq);
+    expect(units(scope.state)).toBe(before - 1);
+  });
+});
