@@ -144,6 +144,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return [...states.entries()].filter(([key]) => key === base || key.startsWith(`${base}|`));
     },
     changed(scope, waitMs, signal) {
+      // An abort listener added after the abort never fires: an aborted caller must not wait out waitMs.
+      if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
       return new Promise<void>((resolve, reject) => {
         const stop = new AbortController();
         const onAbort = () => stop.abort(signal?.reason);

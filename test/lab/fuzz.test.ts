@@ -2,7 +2,9 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { fuzzTargets, isClean, runTarget } from "../../src/lab/fuzz";
+import { claim, observe } from "../../src/engine/governor";
+import { fuzzTargets, inputsPerTarget, isClean, runTarget } from "../../src/lab/fuzz";
+import { runGovernorFuzz } from "../../src/lab/fuzz/targets/governor";
 
 const run = promisify(execFile);
 const root = join(__dirname, "..", "..");
@@ -21,6 +23,37 @@ describe("fuzz targets (seeded, a few thousand inputs each)", () => {
   it("the same seed gives the same run", () => {
     const { target } = fuzzTargets.find((t) => t.target.name === "graphql operation")!;
     expect(target.run(5, 500)).toEqual(target.run(5, 500));
+  });
+
+  it("lists the governor and the redactor, each name once, with shares that sum to 1 and a default run of at least 1,000,000 inputs", () => {
+    const names = fuzzTargets.map((t) => t.target.name);
+    expect(names).toEqual(expect.arrayContaining(["governor", "redactor"]));
+    expect(new Set(names).size).toBe(names.length);
+    expect(fuzzTargets.reduce((sum, t) => sum + t.share, 0)).toBeCloseTo(1, 12);
+    const counts = inputsPerTarget(1_000_000);
+    expect(counts.every((count) => count >= 10_000)).toBe(true);
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(1_000_000);
+  });
+
+  it("the governor target gives the same run for the same seed", () => {
+    expect(runGovernorFuzz(11, 300)).toEqual(runGovernorFuzz(11, 300));
+  });
+
+  it("the governor target catches a governor that forgets the server's wait", () => {
+    const forgetful: typeof observe = (state, observation, options) => observe(state, { ...observation, waitMs: null }, options);
+    const result = runGovernorFuzz(3, 1000, { claim, observe: forgetful });
+    expect(result.violations).toBeGreaterThan(20);
+    expect(result.examples.join("\n")).toMatch(/below the server's wait/);
+  });
+
+  it("the governor target catches a governor that grants before the floor", () => {
+    const eager: typeof claim = (state, request, options) => {
+      const next = claim(state, request, options);
+      return next.result.kind === "go" ? { ...next, result: { ...next.result, atMs: Math.max(0, Math.round(request.nowMs) || 0) } } : next;
+    };
+    const result = runGovernorFuzz(3, 1000, { claim: eager, observe });
+    expect(result.violations).toBeGreaterThan(20);
+    expect(result.examples.join("\n")).toMatch(/before the floor/);
   });
 
   it("isClean fails a run with a throw, a violation or a wait below a server wait", () => {

@@ -5,7 +5,7 @@
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
 import { earliestStart, heldSlots } from "./model";
-import { boundSlots, clampTime, copyState, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
+import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -57,6 +57,7 @@ function grant(state: GovernorState, atMs: number, units: number, probe: boolean
   state.seq = seq;
   state.lastGrantMs = Math.max(state.lastGrantMs, startMs);
   state.slots.push([startMs, seq, units]);
+  if (state.slots.length > MAX_SLOTS) state.slots = boundSlots(state.slots);
   state.inFlight.push([seq, clampTime(startMs + options.leaseMs)]);
   if (probe) state.probe = { seq, atMs: startMs, untilMs: clampTime(startMs + options.leaseMs) };
   return { kind: "go", atMs: startMs, seq, probe, why };
@@ -89,7 +90,8 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   const nowMs = clampTime(request.nowMs);
   state.updatedAtMs = nowMs;
   prune(state, nowMs);
-  const units = request.units ?? state.unitsPerRequest;
+  // A caller's estimate that is not a positive number (NaN, 0, Infinity) is not one: the scope's own is used.
+  const units = isPositive(request.units) ? request.units : state.unitsPerRequest;
   const floorMs = Math.max(nowMs, state.notBeforeMs, state.lastGrantMs);
   const defer = (atMs: number, why: string): { state: GovernorState; result: ClaimResult } => ({
     state,
@@ -98,8 +100,12 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   if (state.notBeforeMs > request.latestStartMs) return defer(state.notBeforeMs, state.notBeforeReason || "the server's wait");
   const held = heldByProbe(state, nowMs);
   if (held) return { state, result: held };
-  if (isCold(state)) return { state, result: grant(state, floorMs, units, true, "first request of a cold scope: it learns the budget before the rest go", options) };
-  if (state.breakerOpen) return { state, result: grant(state, floorMs, units, true, "the breaker is open: one request probes before the rest go", options) };
+  if (isCold(state) || state.breakerOpen) {
+    // A probe too keeps to the latest start: the grants already given (lastGrantMs) may be further off.
+    if (floorMs > request.latestStartMs) return defer(floorMs, "the slots already granted in this scope reach past the latest start");
+    const why = state.breakerOpen ? "the breaker is open: one request probes before the rest go" : "first request of a cold scope: it learns the budget before the rest go";
+    return { state, result: grant(state, floorMs, units, true, why, options) };
+  }
   const capped = heldByInFlightCap(state, nowMs);
   if (capped) return { state, result: capped };
   const earliest = earliestStart(state, floorMs, units, request.random);

@@ -6,7 +6,7 @@
  */
 import { prune } from "./claim";
 import { heldSlots } from "./model";
-import { clampTime, clip, copyState, MAX_IN_FLIGHT } from "./state";
+import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
 
 /** Readings of one reset through whole-second rounding differ by less than this. */
@@ -14,15 +14,44 @@ const ROUNDING_MS = 1000;
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
 const FULL_REFILL_TOLERANCE = 0.02;
 
+const figureOrNull = (value: number | null): number | null => (isPositive(value) ? value : null);
+
+/**
+ * The observation as a state can keep it (readState must read back whatever observe writes):
+ * instants within the Date range, a seq this state granted (else 0: a reading that belongs to no
+ * claim we know counts none of ours, the cautious reading), and only budget figures up to
+ * MAX_FIGURE (a figure beyond is taken as not shown; a remaining that is not a number is no
+ * reading at all).
+ */
+function checked(observation: Observation, state: GovernorState): Observation {
+  const seq = Number.isSafeInteger(observation.seq) && observation.seq >= 0 && observation.seq <= state.seq ? observation.seq : 0;
+  const nowMs = clampTime(observation.nowMs);
+  const sentAtMs = Math.min(clampTime(observation.sentAtMs), nowMs);
+  const budget = observation.budget;
+  const shown: ObservedBudget | null =
+    budget && Number.isFinite(budget.remaining)
+      ? {
+          remaining: Math.min(MAX_FIGURE, Math.max(0, budget.remaining)),
+          limit: figureOrNull(budget.limit),
+          resetAtMs: budget.resetAtMs,
+          windowMs: figureOrNull(budget.windowMs),
+          restorePerSecond: figureOrNull(budget.restorePerSecond),
+          unitsPerRequest: figureOrNull(budget.unitsPerRequest),
+        }
+      : null;
+  return { ...observation, seq, nowMs, sentAtMs, budget: shown };
+}
+
 function applyShape(state: GovernorState, budget: ObservedBudget): void {
-  if (budget.unitsPerRequest !== null && budget.unitsPerRequest > 0) state.unitsPerRequest = budget.unitsPerRequest;
-  if (budget.limit !== null && budget.limit > 0) state.limit = budget.limit;
-  if (budget.restorePerSecond !== null && budget.restorePerSecond > 0 && state.limit !== null) {
+  if (budget.unitsPerRequest !== null) state.unitsPerRequest = budget.unitsPerRequest;
+  if (budget.limit !== null) state.limit = budget.limit;
+  const bucketWindowMs = budget.restorePerSecond !== null && state.limit !== null ? Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000)) : null;
+  if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE) {
     state.refill = "bucket";
-    state.windowMs = Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000));
+    state.windowMs = bucketWindowMs;
     state.windowSource = "shown";
-  } else if (budget.windowMs !== null && budget.windowMs > 0) {
-    state.windowMs = Math.round(budget.windowMs);
+  } else if (budget.windowMs !== null) {
+    state.windowMs = Math.max(1, Math.round(budget.windowMs));
     state.windowSource = "shown";
   }
 }
@@ -33,13 +62,26 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
  */
 function learnFromReset(state: GovernorState, previousResetMs: number, observation: Observation, remaining: number, resetAtMs: number): void {
   if (state.refill === "bucket" || state.limit === null) return;
+  const shownWindowMs = state.windowSource === "shown" ? state.windowMs : null;
   let sinceReset = 0;
-  for (const [atMs, seq, units] of state.slots) if (atMs >= previousResetMs && seq <= observation.seq) sinceReset += units;
+  // With the window's length shown, a full budget tells a fixed window from a sliding one only by
+  // units of ours sent before the reset that a sliding window of that length still counts at this
+  // send: a fixed window shows them gone, a sliding one does not. Without them (or with no more
+  // than the tolerance) both read the same, and taking a sliding window for a fixed one lets a
+  // window's worth go while the log still holds older units. (Without the length there is no such
+  // test: resets rounded to whole seconds cannot tell a fixed window from a shorter sliding one.)
+  let slidingOnly = 0;
+  for (const [atMs, seq, units] of state.slots) {
+    if (seq > observation.seq) continue;
+    if (atMs >= previousResetMs) sinceReset += units;
+    else if (shownWindowMs !== null && atMs > observation.sentAtMs - shownWindowMs) slidingOnly += units;
+  }
   const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
   if (remaining >= state.limit - sinceReset - tolerance) {
+    if (shownWindowMs !== null && slidingOnly <= tolerance) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
-      state.windowMs = resetAtMs - previousResetMs;
+      state.windowMs = Math.min(MAX_FIGURE, resetAtMs - previousResetMs);
       state.windowSource = "inferred";
     }
   } else if (state.refill === "fixed") {
@@ -61,7 +103,7 @@ function inferWindow(state: GovernorState, observation: Observation, remaining: 
   const oldestMs = state.slots[held.first]![0];
   if (resetAtMs <= oldestMs) return;
   const observedMs = resetAtMs - oldestMs;
-  state.windowMs = state.windowSource === "inferred" && state.windowMs !== null ? Math.min(state.windowMs, observedMs) : observedMs;
+  state.windowMs = Math.min(MAX_FIGURE, state.windowSource === "inferred" && state.windowMs !== null ? Math.min(state.windowMs, observedMs) : observedMs);
   state.windowSource = "inferred";
 }
 
@@ -84,12 +126,17 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   const limit = state.limit;
   const windowMs = state.windowMs;
   const refilled = state.refill === "bucket" && limit !== null && windowMs !== null ? Math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) : previous.remaining;
-  const othersUnits = Math.max(0, refilled - ours - remaining);
+  // Claims granted after the observed one but started before its answer came may have reached the
+  // server first (executions or processes sharing one state send in a different order than their
+  // slots were granted): they may be in its count, and must not be read as others' spending.
+  let maybeOurs = 0;
+  for (const [atMs, seq, units] of state.slots) if (seq > observation.seq && atMs <= observation.nowMs) maybeOurs += units;
+  const othersUnits = Math.max(0, refilled - ours - maybeOurs - remaining);
   const sample = othersUnits / elapsedMs;
   // What others spent unseen between two readings within one window is what they may take from
   // under the next claim too (executions that loaded the same stale state): keep it in reserve.
   if (limit !== null && windowMs !== null && elapsedMs <= windowMs) state.reserveUnits = Math.min(limit / 2, Math.max(state.reserveUnits, othersUnits));
-  state.othersPerMs = state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING;
+  state.othersPerMs = Math.min(MAX_OTHERS_PER_MS, state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING);
 }
 
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget): void {
@@ -133,20 +180,23 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
   if (state.limit === null) {
     // The successes answered so far; those still on their way when the lesson is learned add
     // themselves as they arrive (applyOk).
-    const admitted = state.okInWindow;
+    const admitted = Math.min(MAX_FIGURE, state.okInWindow);
     // Throttled before any success: the budget was spent before we came, which says nothing of its size.
     if (admitted === 0) return;
     state.limit = admitted;
     // The window is spent: the log gets those units back, timed as late as they can have been
-    // (the throttled request's send), so they leave it no earlier than they really do.
-    const placed = state.slots.reduce((sum, [atMs, , units]) => (atMs >= episodeStartMs ? sum + units : sum), 0);
+    // (the throttled request's send), so they leave it no earlier than they really do. Only
+    // answered slots are among them: a claim still out is not in `admitted` (if it succeeds,
+    // applyOk counts it; if it is throttled, its slot leaves the log).
+    const out = new Set(state.inFlight.map(([seq]) => seq));
+    const placed = state.slots.reduce((sum, [atMs, seq, units]) => (atMs >= episodeStartMs && !out.has(seq) ? sum + units : sum), 0);
     if (admitted > placed) {
       state.slots.push([clampTime(observation.sentAtMs), observation.seq, admitted - placed]);
       state.slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     }
     if (state.windowSource !== "shown") {
       const observedMs = resetAtMs !== null ? resetAtMs - episodeStartMs : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
-      state.windowMs = Math.max(state.windowMs ?? 0, observedMs, 1);
+      state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs ?? 0, observedMs, 1));
       state.windowSource = "inferred";
     }
   } else {
@@ -220,9 +270,9 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   }
   if (observation.budget !== null) return;
   const sentAtMs = clampTime(observation.sentAtMs);
-  if (state.learnedAtSeq > 0 && observation.seq < state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
+  if (state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
     // Sent before the throttle that taught the limit, answered after it: the limit was one more.
-    if (state.limit !== null) state.limit += units;
+    if (state.limit !== null) state.limit = Math.min(MAX_FIGURE, state.limit + units);
     return;
   }
   if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs) state.windowStartMs = sentAtMs;
@@ -235,8 +285,9 @@ export function observe(current: GovernorState, observation: Observation, option
 }
 
 /** observe() on a state the caller owns (a store's own copy): changed in place, no copy made. */
-export function observeInPlace(state: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
-  const nowMs = clampTime(observation.nowMs);
+export function observeInPlace(state: GovernorState, given: Observation, options: GovernorOptions): GovernorState {
+  const observation = checked(given, state);
+  const nowMs = observation.nowMs;
   state.updatedAtMs = Math.max(state.updatedAtMs, nowMs);
   const inFlightBefore = state.inFlight.filter(([, untilMs]) => untilMs > nowMs).length;
   const units = state.slots.find(([, seq]) => seq === observation.seq)?.[2] ?? state.unitsPerRequest;

@@ -13,6 +13,15 @@ export const MAX_SLOTS = 256;
 export const MAX_IN_FLIGHT = 1000;
 /** How long a slot is kept when the window length is unknown. */
 export const UNKNOWN_WINDOW_RETAIN_MS = 60_000;
+/** The largest limit, window (ms), unit count or reserve a state keeps: a figure beyond it is not a budget. */
+export const MAX_FIGURE = 1e12;
+/** The most units per ms others are taken to spend. */
+export const MAX_OTHERS_PER_MS = 1e6;
+/**
+ * The largest seq or streak a state is read with: each operation adds at most one, so a state
+ * read below it stays a safe integer (and readable) for longer than any scope lives.
+ */
+const MAX_COUNT = 2 ** 52;
 const MAX_TEXT = 300;
 
 const LIMIT_TYPES: readonly string[] = ["burst", "quota", "concurrency", "cost", "contention", "server", "permission", "validation", "none", "unknown"];
@@ -71,14 +80,19 @@ export function copyState(state: GovernorState): GovernorState {
 
 const isTime = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_EPOCH_MS;
 const isCount = (v: unknown): v is number => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
-const isPositive = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= 1e12;
+const isSmallCount = (v: unknown): v is number => isCount(v) && v <= MAX_COUNT;
+/** Units (a GraphQL query's cost can be a fraction): finite and not negative. */
+const isUnits = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0;
+export const isPositive = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v > 0 && v <= MAX_FIGURE;
+/** Instants are kept in whole ms (a fraction written elsewhere is rounded, as clampTime does). */
+const wholeMs = Math.round;
 
 function readSlots(value: unknown): SlotTuple[] | null {
   if (!Array.isArray(value) || value.length > MAX_SLOTS * 4) return null;
   const slots: SlotTuple[] = [];
   for (const item of value) {
     if (!Array.isArray(item) || item.length !== 3 || !isTime(item[0]) || !isCount(item[1]) || !isPositive(item[2])) return null;
-    slots.push([item[0], item[1], item[2]]);
+    slots.push([wholeMs(item[0]), item[1], item[2]]);
   }
   slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   return slots;
@@ -90,7 +104,16 @@ function readAnchor(value: unknown): Anchor | null | undefined {
   const a = value as Record<string, unknown>;
   if (!(typeof a.remaining === "number" && Number.isFinite(a.remaining)) || !isCount(a.seq) || !isTime(a.atMs) || !isTime(a.resetAtMs)) return undefined;
   const lateUnits = typeof a.lateUnits === "number" && Number.isFinite(a.lateUnits) && a.lateUnits >= 0 ? a.lateUnits : 0;
-  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: a.atMs, resetAtMs: a.resetAtMs, lateUnits };
+  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits };
+}
+
+/** A value in a few characters for an error line; JSON.stringify throws on a BigInt or a cycle, this does not. */
+function shortText(value: unknown): string {
+  try {
+    return String(JSON.stringify(value)).slice(0, 20);
+  } catch {
+    return typeof value;
+  }
 }
 
 /**
@@ -101,17 +124,17 @@ function readAnchor(value: unknown): Anchor | null | undefined {
 export function readState(value: unknown): { state: GovernorState } | { error: string } {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return { error: "not an object" };
   const v = value as Record<string, unknown>;
-  if (v.v !== 1) return { error: `unknown version ${JSON.stringify(v.v)?.slice(0, 20)}` };
+  if (v.v !== 1) return { error: `unknown version ${shortText(v.v)}` };
   const slots = readSlots(v.slots);
   if (slots === null) return { error: "slots are malformed" };
   const anchor = readAnchor(v.anchor ?? null);
   if (anchor === undefined) return { error: "anchor is malformed" };
   const numbers: Array<[string, (x: unknown) => boolean]> = [
-    ["seq", isCount],
+    ["seq", isSmallCount],
     ["lastGrantMs", isTime],
     ["notBeforeMs", isTime],
-    ["throttleStreak", isCount],
-    ["okInWindow", isCount],
+    ["throttleStreak", isSmallCount],
+    ["okInWindow", isUnits],
     ["windowStartMs", isTime],
     ["learnedAtSeq", isCount],
     ["rttMs", isTime],
@@ -131,8 +154,8 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
   const state: GovernorState = {
     v: 1,
     seq: v.seq as number,
-    lastGrantMs: v.lastGrantMs as number,
-    notBeforeMs: v.notBeforeMs as number,
+    lastGrantMs: wholeMs(v.lastGrantMs as number),
+    notBeforeMs: wholeMs(v.notBeforeMs as number),
     notBeforeReason: typeof v.notBeforeReason === "string" ? clip(v.notBeforeReason) : "",
     notBeforeType: typeof v.notBeforeType === "string" && LIMIT_TYPES.includes(v.notBeforeType) ? (v.notBeforeType as LimitType) : "unknown",
     limit: v.limit as number | null,
@@ -149,12 +172,12 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     throttleStreak: v.throttleStreak as number,
     breakerOpen: v.breakerOpen === true,
     okInWindow: v.okInWindow as number,
-    windowStartMs: v.windowStartMs as number,
+    windowStartMs: wholeMs(v.windowStartMs as number),
     learnedAtSeq: v.learnedAtSeq as number,
     rttMs: v.rttMs as number,
-    othersPerMs: typeof v.othersPerMs === "number" && Number.isFinite(v.othersPerMs) && v.othersPerMs >= 0 && v.othersPerMs < 1e6 ? v.othersPerMs : 0,
-    reserveUnits: typeof v.reserveUnits === "number" && Number.isFinite(v.reserveUnits) && v.reserveUnits >= 0 && v.reserveUnits <= 1e6 ? v.reserveUnits : 0,
-    updatedAtMs: v.updatedAtMs as number,
+    othersPerMs: isUnits(v.othersPerMs) && v.othersPerMs <= MAX_OTHERS_PER_MS ? v.othersPerMs : 0,
+    reserveUnits: isUnits(v.reserveUnits) && v.reserveUnits <= MAX_FIGURE ? v.reserveUnits : 0,
+    updatedAtMs: wholeMs(v.updatedAtMs as number),
   };
   return { state };
 }
@@ -162,7 +185,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
 function readProbe(value: unknown): { seq: number; atMs: number; untilMs: number } | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const p = value as Record<string, unknown>;
-  return isCount(p.seq) && isTime(p.atMs) && isTime(p.untilMs) ? { seq: p.seq, atMs: p.atMs, untilMs: p.untilMs } : undefined;
+  return isCount(p.seq) && isTime(p.atMs) && isTime(p.untilMs) ? { seq: p.seq, atMs: wholeMs(p.atMs), untilMs: wholeMs(p.untilMs) } : undefined;
 }
 
 function readInFlight(value: unknown): [number, number][] | null {
@@ -170,7 +193,7 @@ function readInFlight(value: unknown): [number, number][] | null {
   const out: [number, number][] = [];
   for (const item of value) {
     if (!Array.isArray(item) || item.length !== 2 || !isCount(item[0]) || !isTime(item[1])) return null;
-    out.push([item[0], item[1]]);
+    out.push([item[0], wholeMs(item[1])]);
   }
   return out;
 }

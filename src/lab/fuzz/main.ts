@@ -7,7 +7,7 @@
  *   npm run fuzz -- --count 50000 --seed 7 --target plan
  */
 import { parseArgs } from "node:util";
-import { fuzzTargets, isClean, runTarget, type TargetRun } from "./index";
+import { fuzzTargets, inputsPerTarget, isClean, runTarget, type TargetRun } from "./index";
 
 const USAGE = "usage: npm run fuzz -- [--count N (total inputs, default 1000000)] [--seed S (default 1)] [--target NAME]";
 
@@ -54,12 +54,11 @@ function main(args: string[]): number {
     return 0;
   }
   const selected = fuzzTargets.filter((t) => options.target === undefined || t.target.name === options.target);
-  const shareSum = selected.reduce((sum, t) => sum + t.share, 0);
+  const counts = inputsPerTarget(options.count, selected);
   process.stdout.write(`fuzz: ${options.count.toLocaleString("en-US")} inputs, seed ${options.seed}\n\n${row(COLUMNS)}\n`);
   const runs: TargetRun[] = [];
-  selected.forEach(({ target, share }, index) => {
-    const count = Math.max(1, Math.round((options.count * share) / shareSum));
-    const run = runTarget(target, options.seed * 1000 + index, count, () => performance.now());
+  selected.forEach(({ target }, index) => {
+    const run = runTarget(target, options.seed * 1000 + index, counts[index]!, () => performance.now());
     runs.push(run);
     process.stdout.write(`${row(cells(run))}\n`);
   });

@@ -1,0 +1,149 @@
+/**
+ * A budget the server shows (remaining, limit, reset, window): the governor's starts never
+ * exceed the limit within any window, with the server's own count fed back through observe.
+ * The model servers are in ./sim.ts: a sliding log (at most `limit` in any window) and fixed
+ * windows (at most `limit` per aligned window), both counting a request at its start.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimOptions } from "./sim";
+import { Scope, shown, T0 } from "./helpers";
+
+const arbitraryRun = {
+  limit: fc.integer({ min: 1, max: 30 }),
+  windowMs: fc.integer({ min: 20, max: 5000 }),
+  rttMs: fc.integer({ min: 1, max: 2000 }),
+  /** How far before the run the fixed windows began. */
+  phaseMs: fc.integer({ min: 0, max: 10_000 }),
+  arrivalsMs: fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 1, maxLength: 80 }),
+  draw: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+};
+
+type Run = { limit: number; windowMs: number; rttMs: number; phaseMs: number; arrivalsMs: number[]; draw: number };
+
+function base(run: Run, shows: SimOptions["shows"]): Omit<SimOptions, "server"> {
+  return { arrivalsMs: run.arrivalsMs.map((a) => T0 + a), rttMs: run.rttMs, shows, throttleSaysWait: true, startMs: T0, draws: [run.draw] };
+}
+
+/** Starts per aligned window of a fixed-window server. */
+function mostPerFixedWindow(startsMs: readonly number[], windowMs: number, originMs: number): number {
+  const counts = new Map<number, number>();
+  for (const atMs of startsMs) {
+    const index = Math.floor((atMs - originMs) / windowMs);
+    counts.set(index, (counts.get(index) ?? 0) + 1);
+  }
+  return Math.max(0, ...counts.values());
+}
+
+describe("a shown budget is never overrun", () => {
+  it("sliding log: random limit, window, round trip and arrivals give at most `limit` starts in any window, no 429, no start before its floor", () => {
+    fc.assert(
+      fc.property(fc.record(arbitraryRun), (run) => {
+        const result = simulate({ server: slidingLog(run.limit, run.windowMs), ...base(run, "budget") });
+        expect(result.unfinished).toBe(0);
+        expect(result.earlyGrants).toBe(0);
+        expect(result.throttled).toBe(0);
+        expect(mostInAnyWindow(result.startsMs, run.windowMs)).toBeLessThanOrEqual(run.limit);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("fixed windows: at most `limit` starts in each of the server's windows, no 429", () => {
+    fc.assert(
+      fc.property(fc.record(arbitraryRun), (run) => {
+        const originMs = T0 - run.phaseMs;
+        const result = simulate({ server: fixedWindow(run.limit, run.windowMs, originMs), ...base(run, "budget") });
+        expect(result.unfinished).toBe(0);
+        expect(result.earlyGrants).toBe(0);
+        expect(result.throttled).toBe(0);
+        expect(mostPerFixedWindow(result.startsMs, run.windowMs, originMs)).toBeLessThanOrEqual(run.limit);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  // Found by a property like the ones above with answers that show limit, remaining and reset but
+  // not the window's length: after a quiet spell the budget looks full again, which a fixed window
+  // and a sliding log whose units have all left read the same; the governor takes it for a fixed
+  // window (its length the distance between the two resets), and lets two go at once while the
+  // sliding log still holds one from 894 ms before. With the length shown, the reading is tested
+  // (the case above); without it, requiring the same evidence left the fixed windows of
+  // src/lab/real/fanout.ts (10 per second, whole-second resets) throttled 30 to 110 times in 200,
+  // since a fixed window and a slightly shorter sliding one read the same there. Not fixed; see the report.
+  it.fails("a sliding log of 2 per 895 ms that does not show its length, after a quiet spell: no 429", () => {
+    const result = simulate({ server: slidingLog(2, 895), arrivalsMs: [13393, 14287, 12499, 0, 14287].map((a) => T0 + a), rttMs: 1, shows: "budget without window", throttleSaysWait: true, startMs: T0 });
+    expect(result.throttled).toBe(0);
+  });
+
+  // Found by the sliding-log property above: a sliding log of 2 per 558 ms was taken for a
+  // fixed window (its budget looked full again after a reset, within the one-unit tolerance), and
+  // the window's worth of starts then went at once while the log still held an older unit.
+  it("a sliding log whose budget looks full after a reset is not taken for a fixed window (2 per 558 ms)", () => {
+    const result = simulate({ server: slidingLog(2, 558), arrivalsMs: [0, 0, 1264, 1264, 0, 0].map((a) => T0 + a), rttMs: 1, shows: "budget", throttleSaysWait: true, startMs: T0 });
+    expect(result.throttled).toBe(0);
+    expect(result.state.refill).toBe("window");
+    expect(mostInAnyWindow(result.startsMs, 558)).toBeLessThanOrEqual(2);
+  });
+
+  it("a fixed window is still learned when the reading proves it (units a sliding window would still count are shown gone)", () => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    // 10 per second, windows on the whole second: the probe and four more in the first window.
+    scope.answer(probe, T0 + 20, { budget: shown({ remaining: 9, limit: 10, resetAtMs: T0 + 1000, windowMs: 1000 }) });
+    const early = [scope.go(T0 + 900), scope.go(T0 + 900), scope.go(T0 + 900), scope.go(T0 + 900)];
+    early.forEach((granted, i) => scope.answer(granted, T0 + 950, { budget: shown({ remaining: 8 - i, limit: 10, resetAtMs: T0 + 1000, windowMs: 1000 }) }));
+    expect(scope.state.refill).toBe("window");
+    // Just after the reset the budget is full again though four of ours went 100 ms before: fixed.
+    const after = scope.go(T0 + 1000);
+    scope.answer(after, T0 + 1020, { budget: shown({ remaining: 9, limit: 10, resetAtMs: T0 + 2000, windowMs: 1000 }) });
+    expect(scope.state.refill).toBe("fixed");
+  });
+
+  // Found by the property test with fixed windows that do not show their length: the window is
+  // inferred as (reset - the oldest counted start), which is the length of a sliding window but
+  // only a lower bound for a fixed one (its reset is the window's end, not a window after the
+  // oldest start). Here 19 ms is learned for a fixed window of 20 ms, and the third request is
+  // sent 19 ms after the second, inside the same window: a 429. Not fixed here (choosing the
+  // larger reading instead slows sliding windows whose resets are rounded up); see the report.
+  it.fails("a fixed window of 1 per 20 ms that shows limit, remaining and reset but not its length: no 429", () => {
+    const result = simulate({ server: fixedWindow(1, 20, T0), arrivalsMs: [1, 2, 2].map((a) => T0 + a), rttMs: 1, shows: "budget without window", throttleSaysWait: true, startMs: T0 });
+    expect(result.throttled).toBe(0);
+  });
+});
+
+describe("spending from the server's count", () => {
+  it.each([
+    { remaining: 0, startAfterMs: 1000 },
+    { remaining: 1, startAfterMs: 100 },
+    { remaining: 3, startAfterMs: 100 },
+  ])("with $remaining left until the reset (1 s), a claim 100 ms in starts $startAfterMs ms in", ({ remaining, startAfterMs }) => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    scope.answer(probe, T0 + 50, { budget: shown({ remaining, limit: 5, resetAtMs: T0 + 1000, windowMs: null }) });
+    expect(scope.go(T0 + 100).atMs - T0).toBe(startAfterMs);
+  });
+
+  it("counts claims the server has not answered yet against what it showed", () => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 2, limit: 3, resetAtMs: T0 + 1000, windowMs: 1000 }) });
+    const a = scope.go(T0 + 60);
+    const b = scope.go(T0 + 60);
+    expect([a.atMs, b.atMs]).toEqual([T0 + 60, T0 + 60]);
+    // Neither answered: the third must wait for the window, not reuse remaining = 2.
+    expect(scope.go(T0 + 60).atMs).toBeGreaterThanOrEqual(T0 + 1000);
+  });
+
+  it("a token bucket with a shown restore rate spends the request's cost and waits for just the points it lacks", () => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    // Shopify GraphQL: 1000 points, 50 restored per second, this query costs 100, 150 left.
+    scope.answer(probe, T0 + 100, { budget: shown({ remaining: 150, limit: 1000, resetAtMs: null, windowMs: null, restorePerSecond: 50, unitsPerRequest: 100 }) });
+    expect(scope.state).toMatchObject({ refill: "bucket", windowMs: 20_000, unitsPerRequest: 100 });
+    expect(scope.go(T0 + 100).atMs).toBe(T0 + 100);
+    // 150 - 100 = 50 left, + 5 restored by T0 + 100 (50 per second): the next 100 points need 45 more, 900 ms later.
+    const next = scope.go(T0 + 100);
+    expect(next.atMs).toBe(T0 + 1000);
+  });
+});

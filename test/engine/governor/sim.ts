@@ -1,0 +1,181 @@
+/**
+ * A small discrete-event run of the pure governor against a model server, for the property
+ * tests: requests arrive, claim a slot (asking again when told to wait), are counted by the
+ * server at their start, and their answers are fed back through observe one round trip later.
+ * Time is a plain number; nothing sleeps.
+ */
+import { claim, DEFAULT_GOVERNOR_OPTIONS, emptyState, observe, type GovernorOptions, type GovernorState, type Observation, type ObservedBudget } from "../../../src/engine/governor";
+
+/** What a model server says about one request at its arrival. */
+export interface Admission {
+  admitted: boolean;
+  remaining: number;
+  /** When at least one unit is back, epoch ms. */
+  resetAtMs: number;
+  /** For a rejected request: how long until one would be admitted. */
+  waitMs: number;
+}
+
+export interface ModelServer {
+  readonly limit: number;
+  readonly windowMs: number;
+  admit(atMs: number): Admission;
+}
+
+/** A sliding log: at most `limit` admitted in any (t - windowMs, t]; a rejected request is not counted. */
+export function slidingLog(limit: number, windowMs: number): ModelServer {
+  const log: number[] = [];
+  return {
+    limit,
+    windowMs,
+    admit(atMs) {
+      while (log.length > 0 && log[0]! <= atMs - windowMs) log.shift();
+      const admitted = log.length < limit;
+      if (admitted) log.push(atMs);
+      const resetAtMs = log.length > 0 ? log[0]! + windowMs : atMs;
+      return { admitted, remaining: limit - log.length, resetAtMs, waitMs: admitted ? 0 : resetAtMs - atMs };
+    },
+  };
+}
+
+/** Fixed windows aligned to originMs: `limit` per window; a rejected request is not counted. */
+export function fixedWindow(limit: number, windowMs: number, originMs: number): ModelServer {
+  let index = Number.NEGATIVE_INFINITY;
+  let used = 0;
+  return {
+    limit,
+    windowMs,
+    admit(atMs) {
+      const current = Math.floor((atMs - originMs) / windowMs);
+      if (current !== index) {
+        index = current;
+        used = 0;
+      }
+      const admitted = used < limit;
+      if (admitted) used += 1;
+      const resetAtMs = originMs + (current + 1) * windowMs;
+      return { admitted, remaining: limit - used, resetAtMs, waitMs: admitted ? 0 : resetAtMs - atMs };
+    },
+  };
+}
+
+export interface SimOptions {
+  server: ModelServer;
+  /** Arrival times of the requests, epoch ms (any order). */
+  arrivalsMs: readonly number[];
+  rttMs: number;
+  /**
+   * What answers show: the whole budget (remaining, limit, reset, window), the budget without the
+   * window's length (GitHub's X-RateLimit-Limit/Remaining/Reset), or nothing but a throttle's wait.
+   */
+  shows: "budget" | "budget without window" | "nothing";
+  /** Whether a throttle says how long to wait (Retry-After). */
+  throttleSaysWait: boolean;
+  /** Fixed draws handed to claim as `random`. */
+  draws?: readonly number[];
+  governor?: Partial<GovernorOptions>;
+  startMs: number;
+  /** Called with one line per decision and answer, to read a failing run. */
+  trace?: (line: string) => void;
+}
+
+export interface SimRun {
+  /** Start times of the requests the governor let go (each was sent then). */
+  startsMs: number[];
+  admitted: number;
+  throttled: number;
+  /** Claims answered "go" whose atMs was before the claim's nowMs or the state's notBeforeMs. */
+  earlyGrants: number;
+  /** Requests that never got a start (the run hit its event bound). */
+  unfinished: number;
+  /** Every granted start with the server's verdict, in grant order. */
+  grants: Array<{ seq: number; atMs: number; admitted: boolean }>;
+  /** The last seq granted when the governor first knew a limit (null: it never did). */
+  firstLimitAtSeq: number | null;
+  state: GovernorState;
+}
+
+type Event = { atMs: number; order: number; kind: "claim"; request: number } | { atMs: number; order: number; kind: "answer"; request: number; seq: number; sentAtMs: number; admission: Admission };
+
+const MAX_EVENTS = 200_000;
+
+function budgetOf(server: ModelServer, admission: Admission, withWindow: boolean): ObservedBudget {
+  return { remaining: admission.remaining, limit: server.limit, resetAtMs: admission.resetAtMs, windowMs: withWindow ? server.windowMs : null, restorePerSecond: null, unitsPerRequest: null };
+}
+
+function observationOf(options: SimOptions, event: Extract<Event, { kind: "answer" }>): Observation {
+  const { admission } = event;
+  return {
+    seq: event.seq,
+    sentAtMs: event.sentAtMs,
+    nowMs: event.atMs,
+    kind: admission.admitted ? "ok" : "throttled",
+    limitType: admission.admitted ? "none" : "burst",
+    waitMs: admission.admitted ? null : options.throttleSaysWait ? Math.max(0, admission.waitMs - options.rttMs) : 1000,
+    waitFromServer: !admission.admitted && options.throttleSaysWait,
+    budget: options.shows === "nothing" ? null : budgetOf(options.server, admission, options.shows === "budget"),
+    reason: admission.admitted ? "ok" : "429",
+  };
+}
+
+/** Runs every request to its answer; throttled requests are not retried (each arrival is one attempt). */
+export function simulate(options: SimOptions): SimRun {
+  const governor: GovernorOptions = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
+  let state = emptyState(options.startMs);
+  let order = 0;
+  const events: Event[] = options.arrivalsMs.map((atMs, request) => ({ atMs, order: order++, kind: "claim" as const, request }));
+  const run: SimRun = { startsMs: [], admitted: 0, throttled: 0, earlyGrants: 0, unfinished: 0, grants: [], firstLimitAtSeq: null, state };
+  const done = new Set<number>();
+  let draw = 0;
+  for (let step = 0; step < MAX_EVENTS && events.length > 0; step++) {
+    // Earliest first; at the same instant answers come before claims, then arrival order.
+    let next = 0;
+    for (let i = 1; i < events.length; i++) {
+      const a = events[i]!;
+      const b = events[next]!;
+      if (a.atMs < b.atMs || (a.atMs === b.atMs && (a.kind === "answer" ? 0 : 1) - (b.kind === "answer" ? 0 : 1) < 0) || (a.atMs === b.atMs && a.kind === b.kind && a.order < b.order)) next = i;
+    }
+    const event = events.splice(next, 1)[0]!;
+    if (event.kind === "answer") {
+      const observation = observationOf(options, event);
+      state = observe(state, observation, governor);
+      if (run.firstLimitAtSeq === null && state.limit !== null) run.firstLimitAtSeq = state.seq;
+      options.trace?.(`${event.atMs - options.startMs}: answer seq ${event.seq} sent ${event.sentAtMs - options.startMs}: ${observation.kind}${observation.budget ? ` remaining ${observation.budget.remaining} reset +${(observation.budget.resetAtMs ?? options.startMs) - options.startMs}` : ""}`);
+      done.add(event.request);
+      continue;
+    }
+    const random = options.draws ? options.draws[draw++ % options.draws.length] : undefined;
+    const floorMs = Math.max(event.atMs, state.notBeforeMs);
+    const claimed = claim(state, { nowMs: event.atMs, latestStartMs: event.atMs + 100 * options.server.windowMs, random }, governor);
+    state = claimed.state;
+    const result = claimed.result;
+    options.trace?.(`${event.atMs - options.startMs}: claim by request ${event.request}: ${result.kind} ${result.kind === "go" ? `at ${result.atMs - options.startMs} seq ${result.seq} (${result.why})` : result.kind === "wait" ? `until ${result.untilMs - options.startMs}` : `until ${result.notBeforeMs - options.startMs}`}`);
+    if (result.kind === "go") {
+      if (result.atMs < floorMs) run.earlyGrants += 1;
+      run.startsMs.push(result.atMs);
+      const admission = options.server.admit(result.atMs);
+      run.grants.push({ seq: result.seq, atMs: result.atMs, admitted: admission.admitted });
+      if (admission.admitted) run.admitted += 1;
+      else run.throttled += 1;
+      events.push({ atMs: result.atMs + options.rttMs, order: order++, kind: "answer", request: event.request, seq: result.seq, sentAtMs: result.atMs, admission });
+    } else {
+      const againMs = result.kind === "wait" ? result.untilMs : result.notBeforeMs;
+      events.push({ atMs: Math.max(event.atMs + 1, againMs), order: order++, kind: "claim", request: event.request });
+    }
+  }
+  run.unfinished = options.arrivalsMs.length - done.size;
+  run.state = state;
+  return run;
+}
+
+/** The most starts in any half-open interval [t, t + windowMs). */
+export function mostInAnyWindow(startsMs: readonly number[], windowMs: number): number {
+  const sorted = [...startsMs].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last++) {
+    while (sorted[last]! - sorted[first]! >= windowMs) first += 1;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
