@@ -52,7 +52,7 @@ interface ProbeReport {
 }
 
 /** The names a user is promised on "." (README "From code"); the package may export more. */
-const PROMISED = ["createThrottleClient", "ThrottleDeferredError", "WriteOutcomeUnknownError", "ThrottleInputError", "createMemoryStore", "createCrossFlowStore", "STATE_KEY", "claim", "observe", "classify", "plan", "budgetNotBefore", "DEFAULT_POLICY"];
+const PROMISED = ["createThrottleClient", "ThrottleDeferredError", "WriteOutcomeUnknownError", "ThrottleInputError", "createMemoryStore", "createCrossFlowStore", "createRedisStore", "STATE_KEY", "claim", "observe", "classify", "plan", "budgetNotBefore", "DEFAULT_POLICY"];
 const ENGINE_PROMISED = ["classify", "plan", "budgetNotBefore", "DEFAULT_POLICY", "parseHttpDate", "dialects"];
 
 async function run(command: string, args: string[], cwd: string, input?: string): Promise<{ stdout: string; stderr: string }> {
