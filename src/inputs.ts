@@ -388,7 +388,7 @@ export const policyInputs = {
   backoffCapSeconds: secondsInput(BACKOFF_CAP, "The longest backoff wait when the API names none (at least Backoff Base).", "30"),
   budgetThreshold: wholeInput(
     BUDGET_THRESHOLD,
-    "When a successful answer shows this many requests (or points) left, or fewer, a not_before is recorded for when the budget refills, so the next request waits instead of being throttled. 0: only when it is spent. Set it to the number of executions that may call this API at once, minus one.",
+    "Requests (or points) of the API's budget to leave untouched, for callers this step's store cannot see. Usually leave it at 0: the governor learns what others spend from the API's own counts. Set it to keep a fixed margin, e.g. for another system that calls the same API with the same key.",
     "0",
   ),
   breakerThreshold: wholeInput(
