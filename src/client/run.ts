@@ -16,6 +16,11 @@ import type { PreparedRequest } from "./prepare";
 import { spansWholeApi } from "./scope";
 import type { AttemptRecord } from "./types";
 
+
+/** A granted start missed by more than this is claimed again (normal timer lateness is a few ms). */
+const LATE_START_MS = 100;
+/** How many times one attempt claims again after starting late, before it goes anyway. */
+const MAX_LATE_RECLAIMS = 3;
 /** Thrown before sending when the earliest slot is too far: nothing was sent. */
 export class LongWait extends Error {
   constructor(
@@ -165,6 +170,7 @@ export class RequestRun {
   private async takeSlot(): Promise<void> {
     const { ctx, req } = this;
     const holds = req.governorScope === req.baseScope ? [] : [req.baseScope];
+    let lateReclaims = 0;
     for (;;) {
       if (this.signal.aborted) throw abortError(this.signal);
       const nowMs = ctx.clock.nowMs();
@@ -191,6 +197,15 @@ export class RequestRun {
           throw error;
         }
         this.slotWaitMs += waitMs;
+      }
+      // A start taken long after the one granted (an event loop stalled by other work) would break
+      // the spacing the governor promised: late starts bunch up, and the server counts the unit
+      // later than the log does. Give the slot back and claim again (a few times at most).
+      if (ctx.clock.nowMs() - (nowMs + waitMs) > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
+        lateReclaims += 1;
+        this.claimSeq = null;
+        await ctx.store.release(req.governorScope, result.seq);
+        continue;
       }
       this.sentAtMs = ctx.clock.nowMs();
       return;

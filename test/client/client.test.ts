@@ -283,3 +283,22 @@ describe("Shopify GraphQL cost throttles", () => {
     expect(server.calls).toHaveLength(1);
   });
 });
+
+describe("a start taken late (an event loop stalled by other work)", () => {
+  it("gives the slot back and claims again instead of sending at a time the governor did not grant", async () => {
+    server = await startServer([ok]);
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    const stalls = [5_000];
+    // The first sleep wakes 5 s late, as a stalled event loop would; later ones are on time.
+    const clock = { nowMs: () => nowMs, sleep: async (ms: number) => void (nowMs += ms + (stalls.shift() ?? 0)) };
+    const claims: string[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}` : e.result.kind)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    await store.holdUntil(await client.scopeOf("/items"), nowMs + 1_000, "a wait recorded earlier", "burst");
+    const result = await client.request({ method: "GET", url: "/items" });
+    expect(result.outcome).toBe("success");
+    // The slot 1 s ahead was missed by 5 s: claimed again, and granted at once.
+    expect(claims).toEqual(["go +1000", "go +0"]);
+    expect(server.calls).toHaveLength(1);
+  });
+});
