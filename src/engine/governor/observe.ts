@@ -168,9 +168,9 @@ const DEFAULT_LEARNED_WINDOW_MS = 1000;
 /**
  * A throttle with no budget shown. The first one teaches the limit (the units admitted since the
  * episode began, i.e. every slot granted before the throttled one) and the window (from the
- * first of them to the reset the server announced); a later one means the limit learned is still
- * too high (another client, or a bucket that allowed a first burst above its rate): keep 80 %.
- * Claims already out when the lesson was learned are the same saturation, not new lessons.
+ * first of them to the reset the server announced). A later one means what was learned is still
+ * wrong (relearn). Claims already out when the lesson was learned are the same saturation, not
+ * new lessons.
  */
 function learnFromThrottle(state: GovernorState, observation: Observation): void {
   if (observation.seq <= state.learnedAtSeq) return;
@@ -200,7 +200,7 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
       state.windowSource = "inferred";
     }
   } else {
-    state.limit = Math.max(state.unitsPerRequest, Math.floor(state.limit * DECREASE));
+    relearn(state, state.limit, Math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs);
   }
   state.learnedAtSeq = state.seq;
   state.okInWindow = 0;
@@ -209,6 +209,29 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     state.inFlightCap = null;
     state.inFlightCapGrows = false;
   }
+}
+
+/**
+ * A throttle after the first lesson, in the episode that began at the last lesson's reset. When
+ * some units were admitted and the server said when the next one comes, this episode measured the
+ * rate itself (what it admitted from the last reset to this one). Less than the first lesson's
+ * rate means the budget refills continuously at a lower rate than its burst (a token bucket):
+ * learn that rate and pace at it, one unit at a time. Otherwise keep 80 % of the limit.
+ */
+function relearn(state: GovernorState, limit: number, admitted: number, resetAtMs: number | null, episodeStartMs: number): void {
+  const windowMs = state.windowMs;
+  if (admitted > 0 && resetAtMs !== null && state.windowSource !== "shown" && resetAtMs > episodeStartMs) {
+    const measuredLimit = Math.min(limit, admitted);
+    const measuredWindowMs = resetAtMs - episodeStartMs;
+    // Never a faster rate than was already learned: a lesson only slows down.
+    if (windowMs === null || measuredLimit / measuredWindowMs <= limit / windowMs) {
+      state.limit = Math.max(state.unitsPerRequest, measuredLimit);
+      state.windowMs = Math.min(MAX_FIGURE, Math.max(1, measuredWindowMs));
+      state.refill = "bucket";
+      return;
+    }
+  }
+  state.limit = Math.max(state.unitsPerRequest, Math.floor(limit * DECREASE));
 }
 
 /**

@@ -62,6 +62,29 @@ describe("learning without budget headers", () => {
     expect(lowered).toEqual([4, 3, 2, 1, 1, 1, 1, 1]);
   });
 
+  it("a second episode that admits less than the first burst, with a Retry-After, measures the rate itself: a bucket, paced one unit at a time", () => {
+    const scope = new Scope();
+    // A burst of 10 admitted, then a 429 saying the next unit comes in 1 s: 10 per ~1.1 s learned.
+    const sent = successes(scope, 10, 10);
+    const eleventh = scope.go(sent[9]!.atMs + 10);
+    scope.throttle(eleventh, eleventh.atMs + 10, 1000);
+    expect(scope.state).toMatchObject({ limit: 10, refill: "window" });
+    // The next episode, from that reset: only 2 admitted (the bucket refills at 2 per second), then
+    // a 429 saying the next unit comes 500 ms later.
+    const episodeStartMs = scope.state.notBeforeMs;
+    const a = scope.go(episodeStartMs);
+    scope.answer(a, a.atMs + 10);
+    const b = scope.go(a.atMs + 10);
+    scope.answer(b, b.atMs + 10);
+    const c = scope.go(b.atMs + 10);
+    scope.throttle(c, c.atMs + 10, 500);
+    const windowMs = c.atMs + 10 + 500 - episodeStartMs;
+    expect(scope.state).toMatchObject({ limit: 2, windowMs, refill: "bucket" });
+    // From then on, one start every windowMs / 2 (no burst into an empty bucket).
+    const next = Array.from({ length: 4 }, () => scope.go(scope.state.notBeforeMs));
+    for (let i = 1; i < next.length; i++) expect(next[i]!.atMs - next[i - 1]!.atMs).toBeGreaterThanOrEqual(Math.floor(windowMs / 2));
+  });
+
   it("claims of the same burst still out when the lesson is learned teach nothing new; one that succeeds raises the limit by one", () => {
     const scope = new Scope();
     const sent = successes(scope, 4, 20);
