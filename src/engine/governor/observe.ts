@@ -314,7 +314,15 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   state.updatedAtMs = Math.max(state.updatedAtMs, nowMs);
   const inFlightBefore = state.inFlight.filter(([, untilMs]) => untilMs > nowMs).length;
   const units = state.slots.find(([, seq]) => seq === observation.seq)?.[2] ?? state.unitsPerRequest;
+  const wasInFlight = state.inFlight.some(([seq]) => seq === observation.seq);
   state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);
+  // A claim the server's last reading counted as late (still out, granted before the reading's
+  // claim) that the server did not count after all (rejected, or a replayed answer) will never
+  // reach that count: it no longer holds a unit back.
+  const anchor = state.anchor;
+  if (anchor && wasInFlight && observation.seq < anchor.seq && (observation.kind === "throttled" || observation.counted === false)) {
+    anchor.lateUnits = Math.max(0, anchor.lateUnits - units);
+  }
   if (observation.kind !== "lost") {
     const sampleMs = Math.max(0, nowMs - observation.sentAtMs);
     state.rttMs = state.rttMs === 0 ? sampleMs : Math.round(state.rttMs * 0.8 + sampleMs * 0.2);

@@ -135,6 +135,26 @@ describe("spending from the server's count", () => {
     expect(scope.go(T0 + 60).atMs).toBeGreaterThanOrEqual(T0 + 1000);
   });
 
+  it("a claim the last reading counted as late, then rejected or replayed, gives its unit back", () => {
+    for (const outcome of ["throttled", "replayed"] as const) {
+      const scope = new Scope();
+      const probe = scope.go(T0);
+      scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      const early = scope.go(T0 + 60);
+      const later = scope.go(T0 + 60);
+      // The later claim is answered first: remaining 1 after it, the early one counted as late.
+      scope.answer(later, T0 + 100, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      expect(scope.state.anchor?.lateUnits).toBe(1);
+      // The late one was never counted (a 429, or an answer replayed for its idempotency key).
+      if (outcome === "throttled") scope.throttle(early, T0 + 110, 1000);
+      else scope.answer(early, T0 + 110, { counted: false });
+      expect(scope.state.anchor?.lateUnits).toBe(0);
+      // So the unit remaining 1 speaks of is free now, not after the reset (a 429 on a shown budget
+      // also teaches a unit of reserve for someone spending unseen, which holds that one back).
+      if (outcome === "replayed") expect(scope.go(T0 + 200).atMs).toBe(T0 + 200);
+    }
+  });
+
   it("a token bucket with a shown restore rate spends the request's cost and waits for just the points it lacks", () => {
     const scope = new Scope();
     const probe = scope.go(T0);
