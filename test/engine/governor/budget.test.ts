@@ -139,7 +139,7 @@ describe("spending from the server's count", () => {
     for (const outcome of ["throttled", "replayed"] as const) {
       const scope = new Scope();
       const probe = scope.go(T0);
-      scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      scope.answer(probe, T0 + 50, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
       const early = scope.go(T0 + 60);
       const later = scope.go(T0 + 60);
       // The later claim is answered first: remaining 1 after it, the early one counted as late.
