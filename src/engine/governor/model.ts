@@ -131,6 +131,18 @@ export function fromOwnLog(state: GovernorState, fromMs: number, units: number, 
   return Math.max(fromMs, last ? last[0] + windowMs : fromMs);
 }
 
+/**
+ * A rate learned from throttles where the budget refills continuously (a bucket whose rate the API
+ * does not show): one unit every windowMs / limit after the last start, GCRA with no burst
+ * (https://en.wikipedia.org/wiki/Generic_cell_rate_algorithm), so that workers are spaced and a
+ * bucket that is empty is not hit by a burst.
+ */
+function fromLearnedBucket(state: GovernorState, fromMs: number, limit: number, windowMs: number): number {
+  const last = state.slots[state.slots.length - 1];
+  if (!last) return fromMs;
+  return Math.max(fromMs, Math.ceil(last[0] + (last[2] * windowMs) / limit));
+}
+
 /** A fixed window known to refill fully at each reset: the window holding fromMs, or the next. */
 function fromFixedWindows(state: GovernorState, resetAtMs: number, fromMs: number, units: number, limit: number, windowMs: number): number {
   const index = Math.floor((fromMs - resetAtMs) / windowMs);
@@ -180,6 +192,7 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
     return afterReset(state, reading, resetAtMs, units);
   }
   if (anchor) return afterReset(state, { ...anchor, resetAtMs }, fromMs, units);
+  if (limit !== null && windowMs !== null && state.refill === "bucket") return { atMs: fromLearnedBucket(state, fromMs, limit, windowMs), probe: false, why: "learned rate: one unit at a time" };
   if (limit !== null && windowMs !== null) return { atMs: fromOwnLog(state, fromMs, units, limit, windowMs), probe: false, why: "own log: learned limit per window" };
   return { atMs: fromMs, probe: false, why: "no budget known: slow start" };
 }
