@@ -55,7 +55,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       op: fc.constant("claim" as const),
       scope: scopeArb,
       latestMs: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 130_000 })),
-      units: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 5 })),
+      // 0, -1: not an estimate (the scope's own is used); 2.5: a fractional cost.
+      units: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, -1, 2.5)),
       random: fc.oneof(fc.constant(null), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
     }),
   },
