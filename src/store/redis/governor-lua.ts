@@ -19,8 +19,10 @@
  *
  * What JSON cannot carry is not mirrored: the TypeScript store sends arguments as JSON, where NaN
  * and ±Infinity all become null, so a non-finite number given to the Redis store is read here as
- * absent (a latestStartMs as "no limit", an observation's instant as NaN), and cjson reads an empty
- * JSON object as an empty array (readState tells them apart).
+ * absent (a latestStartMs as "no limit", a draw as none, an observation's instant as NaN, a wait or
+ * a reset as not shown). Nor are three differences of a hand-edited key: cjson reads an empty JSON
+ * object as an empty array and accepts NaN, Infinity and hex literals that JSON.parse rejects, and
+ * a notBeforeReason longer than 300 UTF-16 units is kept whole (readState clips it).
  */
 
 /** The state's codec: readState's checks (state.ts) and the JSON writer. */
