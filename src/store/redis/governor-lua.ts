@@ -27,6 +27,7 @@
 
 /** The state's codec: readState's checks (state.ts) and the JSON writer. */
 const GOVERNOR_STATE_LUA = String.raw`
+local type, ipairs = type, ipairs
 local INF = math.huge
 local MAX_EPOCH_MS = 8.64e15
 local MAX_SLOTS = 256
@@ -79,30 +80,30 @@ end
 
 -- ------------------------------------------------------------------ state.ts readState
 
-local function isFiniteNumber(v) return type(v) == "number" and v == v and v ~= INF and v ~= -INF end
-local function isTime(v) return isFiniteNumber(v) and v >= 0 and v <= MAX_EPOCH_MS end
-local function isCount(v) return isFiniteNumber(v) and v == math.floor(v) and v >= 0 and v <= MAX_SAFE_INTEGER end
+-- A bounded range is finite and not NaN (every comparison with NaN is false): one test does both.
+local floor = math.floor
+local function isFiniteNumber(v) return type(v) == "number" and v > -INF and v < INF end
+local function isTime(v) return type(v) == "number" and v >= 0 and v <= MAX_EPOCH_MS end
+local function isCount(v) return type(v) == "number" and v >= 0 and v <= MAX_SAFE_INTEGER and v == floor(v) end
 local function isSmallCount(v) return isCount(v) and v <= MAX_COUNT end
-local function isUnits(v) return isFiniteNumber(v) and v >= 0 end
-local function isPositive(v) return isFiniteNumber(v) and v > 0 and v <= MAX_FIGURE end
+local function isUnits(v) return type(v) == "number" and v >= 0 and v < INF end
+local function isPositive(v) return type(v) == "number" and v > 0 and v <= MAX_FIGURE end
 
--- Array.isArray for what cjson decoded: a table whose keys are exactly 1..n.
+-- Array.isArray for what cjson decoded: cjson gives a JSON object string keys only (its length is
+-- 0), so a table with a length is an array; an empty one is taken for one (see the header).
 local function isArray(t)
-  if type(t) ~= "table" then return false end
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n == #t
+  return type(t) == "table" and (#t > 0 or next(t) == nil)
 end
 
+-- The decoded tuples are checked and kept in place (a new table per slot costs more than the checks).
 local function readSlots(value)
   if not isArray(value) or #value > MAX_SLOTS * 4 then return nil end
-  local slots = {}
-  for i, item in ipairs(value) do
-    if not isArray(item) or #item ~= 3 or not isTime(item[1]) or not isCount(item[2]) or not isPositive(item[3]) then return nil end
-    slots[i] = { jsRound(item[1]), item[2], item[3] }
+  for _, item in ipairs(value) do
+    if type(item) ~= "table" or #item ~= 3 or not isTime(item[1]) or not isCount(item[2]) or not isPositive(item[3]) then return nil end
+    item[1] = jsRound(item[1])
   end
-  sortSlots(slots)
-  return slots
+  sortSlots(value)
+  return value
 end
 
 -- Returns ok and the anchor (nil: none).
@@ -123,12 +124,11 @@ end
 
 local function readInFlight(value)
   if not isArray(value) or #value > MAX_IN_FLIGHT then return nil end
-  local out = {}
-  for i, item in ipairs(value) do
-    if not isArray(item) or #item ~= 2 or not isCount(item[1]) or not isTime(item[2]) then return nil end
-    out[i] = { item[1], jsRound(item[2]) }
+  for _, item in ipairs(value) do
+    if type(item) ~= "table" or #item ~= 2 or not isCount(item[1]) or not isTime(item[2]) then return nil end
+    item[2] = jsRound(item[2])
   end
-  return out
+  return value
 end
 
 local NUMBER_CHECKS = {
