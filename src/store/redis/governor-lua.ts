@@ -16,16 +16,28 @@
  * {seq, leaseUntilMs}); JSON null is nil; indices are 1-based (a JS index i is i + 1 here, and the
  * JS "-1, none" is 0). Reasons are clipped to 300 characters by the TypeScript caller (clip counts
  * UTF-16 units, which Lua cannot), so they are stored as given here.
+ *
+ * What JSON cannot carry is not mirrored: the TypeScript store sends arguments as JSON, where NaN
+ * and ±Infinity all become null, so a non-finite number given to the Redis store is read here as
+ * absent (a latestStartMs as "no limit", a draw as none, an observation's instant as NaN, a wait or
+ * a reset as not shown). Nor are three differences of a hand-edited key: cjson reads an empty JSON
+ * object as an empty array and accepts NaN, Infinity and hex literals that JSON.parse rejects, and
+ * a notBeforeReason longer than 300 UTF-16 units is kept whole (readState clips it).
  */
 
-/** The library: the governor's functions and the state's JSON codec. Every script starts with it. */
-export const GOVERNOR_LUA = String.raw`
+/** The state's codec: readState's checks (state.ts) and the JSON writer. */
+const GOVERNOR_STATE_LUA = String.raw`
+local type, ipairs = type, ipairs
 local INF = math.huge
 local MAX_EPOCH_MS = 8.64e15
 local MAX_SLOTS = 256
 local MAX_IN_FLIGHT = 1000
 local UNKNOWN_WINDOW_RETAIN_MS = 60000
-local CONTENDED = -1
+local MAX_FIGURE = 1e12
+local MAX_OTHERS_PER_MS = 1e6
+local MAX_COUNT = 2 ^ 52
+local MAX_SAFE_INTEGER = 2 ^ 53 - 1
+local LIMIT_TYPES = { burst = true, quota = true, concurrency = true, cost = true, contention = true, server = true, permission = true, validation = true, none = true, unknown = true }
 
 -- JavaScript's Math.round: the nearest integer, ties toward +infinity (x - floor(x) is exact).
 local function jsRound(x)
@@ -46,7 +58,150 @@ local function nn(value)
   return value
 end
 
--- ------------------------------------------------------------------ the state's JSON codec
+-- A number that JSON carried, or NaN where it carried null (NaN and ±Infinity all become null).
+local function numberOrNaN(value)
+  if type(value) == "number" then return value end
+  return 0 / 0
+end
+
+-- JavaScript's stable Array.prototype.sort with (a, b) => a[0] - b[0] || a[1] - b[1]: an insertion
+-- sort is stable, so it gives the same order (and is linear on the nearly sorted log).
+local function sortSlots(slots)
+  for i = 2, #slots do
+    local item = slots[i]
+    local j = i - 1
+    while j >= 1 and (slots[j][1] > item[1] or (slots[j][1] == item[1] and slots[j][2] > item[2])) do
+      slots[j + 1] = slots[j]
+      j = j - 1
+    end
+    slots[j + 1] = item
+  end
+end
+
+-- ------------------------------------------------------------------ state.ts readState
+
+-- A bounded range is finite and not NaN (every comparison with NaN is false): one test does both.
+local floor = math.floor
+local function isFiniteNumber(v) return type(v) == "number" and v > -INF and v < INF end
+local function isTime(v) return type(v) == "number" and v >= 0 and v <= MAX_EPOCH_MS end
+local function isCount(v) return type(v) == "number" and v >= 0 and v <= MAX_SAFE_INTEGER and v == floor(v) end
+local function isSmallCount(v) return isCount(v) and v <= MAX_COUNT end
+local function isUnits(v) return type(v) == "number" and v >= 0 and v < INF end
+local function isPositive(v) return type(v) == "number" and v > 0 and v <= MAX_FIGURE end
+
+-- Array.isArray for what cjson decoded: cjson gives a JSON object string keys only (its length is
+-- 0), so a table with a length is an array; an empty one is taken for one (see the header).
+local function isArray(t)
+  return type(t) == "table" and (#t > 0 or next(t) == nil)
+end
+
+-- The decoded tuples are checked and kept in place (a new table per slot costs more than the checks).
+local function readSlots(value)
+  if not isArray(value) or #value > MAX_SLOTS * 4 then return nil end
+  for _, item in ipairs(value) do
+    if type(item) ~= "table" or #item ~= 3 or not isTime(item[1]) or not isCount(item[2]) or not isPositive(item[3]) then return nil end
+    item[1] = jsRound(item[1])
+  end
+  sortSlots(value)
+  return value
+end
+
+-- Returns ok and the anchor (nil: none).
+local function readAnchor(value)
+  if value == nil or value == cjson.null then return true, nil end
+  if type(value) ~= "table" then return false end
+  if not isFiniteNumber(value.remaining) or not isCount(value.seq) or not isTime(value.atMs) or not isTime(value.resetAtMs) then return false end
+  local lateUnits = 0
+  if isUnits(value.lateUnits) then lateUnits = value.lateUnits end
+  return true, { remaining = math.max(0, value.remaining), seq = value.seq, atMs = jsRound(value.atMs), resetAtMs = jsRound(value.resetAtMs), lateUnits = lateUnits }
+end
+
+local function readProbe(value)
+  if type(value) ~= "table" then return nil end
+  if isCount(value.seq) and isTime(value.atMs) and isTime(value.untilMs) then return { seq = value.seq, atMs = jsRound(value.atMs), untilMs = jsRound(value.untilMs) } end
+  return nil
+end
+
+local function readInFlight(value)
+  if not isArray(value) or #value > MAX_IN_FLIGHT then return nil end
+  for _, item in ipairs(value) do
+    if type(item) ~= "table" or #item ~= 2 or not isCount(item[1]) or not isTime(item[2]) then return nil end
+    item[2] = jsRound(item[2])
+  end
+  return value
+end
+
+local NUMBER_CHECKS = {
+  { "seq", isSmallCount }, { "lastGrantMs", isTime }, { "notBeforeMs", isTime }, { "throttleStreak", isSmallCount },
+  { "okInWindow", isUnits }, { "windowStartMs", isTime }, { "learnedAtSeq", isCount }, { "rttMs", isTime },
+  { "updatedAtMs", isTime }, { "unitsPerRequest", isPositive },
+}
+
+-- The checks readState makes before it builds a state: false when the value is not a state.
+local function looksLikeState(v)
+  for _, check in ipairs(NUMBER_CHECKS) do
+    if not check[2](v[check[1]]) then return false end
+  end
+  for _, name in ipairs({ "limit", "windowMs", "inFlightCap" }) do
+    if v[name] ~= cjson.null and not isPositive(v[name]) then return false end
+  end
+  if v.refill ~= "window" and v.refill ~= "fixed" and v.refill ~= "bucket" then return false end
+  if v.windowSource ~= cjson.null and v.windowSource ~= "shown" and v.windowSource ~= "inferred" then return false end
+  return true
+end
+
+-- readState: a value written elsewhere (another version, a hand edit) is checked and cleaned as
+-- the TypeScript side checks it, so that a state reads back the same on both; nil: start afresh.
+local function readState(v)
+  if type(v) ~= "table" or v.v ~= 1 then return nil end
+  local slots = readSlots(v.slots)
+  if slots == nil then return nil end
+  local anchorOk, anchor = readAnchor(v.anchor)
+  if not anchorOk or not looksLikeState(v) then return nil end
+  local probe = nil
+  if v.probe ~= cjson.null then
+    probe = readProbe(v.probe)
+    if probe == nil then return nil end
+  end
+  local inFlight = readInFlight(v.inFlight)
+  if inFlight == nil then return nil end
+  local reason = ""
+  if type(v.notBeforeReason) == "string" then reason = v.notBeforeReason end
+  local limitType = "unknown"
+  if type(v.notBeforeType) == "string" and LIMIT_TYPES[v.notBeforeType] then limitType = v.notBeforeType end
+  local othersPerMs = 0
+  if isUnits(v.othersPerMs) and v.othersPerMs <= MAX_OTHERS_PER_MS then othersPerMs = v.othersPerMs end
+  local reserveUnits = 0
+  if isUnits(v.reserveUnits) and v.reserveUnits <= MAX_FIGURE then reserveUnits = v.reserveUnits end
+  return {
+    v = 1, seq = v.seq, lastGrantMs = jsRound(v.lastGrantMs), notBeforeMs = jsRound(v.notBeforeMs), notBeforeReason = reason, notBeforeType = limitType,
+    limit = nn(v.limit), windowMs = nn(v.windowMs), windowSource = nn(v.windowSource), refill = v.refill, unitsPerRequest = v.unitsPerRequest,
+    slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
+    throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
+    learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, updatedAtMs = jsRound(v.updatedAtMs),
+  }
+end
+
+-- Only these scripts write the scope keys; anything else found there (another version, a
+-- hand-edited value) is read as readState reads it: malformed, the scope starts afresh.
+local function decodeState(text)
+  if not text then return nil end
+  local ok, value = pcall(cjson.decode, text)
+  if not ok then return nil end
+  return readState(value)
+end
+
+local function emptyState(nowMs)
+  return {
+    v = 1, seq = 0, lastGrantMs = 0, notBeforeMs = 0, notBeforeReason = "", notBeforeType = "unknown",
+    limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
+    slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
+    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
+    rttMs = 0, othersPerMs = 0, reserveUnits = 0, updatedAtMs = clampTime(nowMs),
+  }
+end
+
+-- ------------------------------------------------------------------ the state's JSON writer
 
 local function num(x)
   if x ~= x or x == INF or x == -INF then return "null" end
@@ -90,35 +245,8 @@ local function encodeState(s)
     .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
-    .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
-
-local function emptyState(nowMs)
-  return {
-    v = 1, seq = 0, lastGrantMs = 0, notBeforeMs = 0, notBeforeReason = "", notBeforeType = "unknown",
-    limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
-    slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
-    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
-    rttMs = 0, othersPerMs = 0, updatedAtMs = clampTime(nowMs),
-  }
-end
-
--- Only these scripts write the scope keys; anything else found there (another version, a
--- hand-edited value) is not trusted: the scope starts afresh, as readState makes the TS side do.
-local function decodeState(text)
-  if not text then return nil end
-  local ok, s = pcall(cjson.decode, text)
-  if not ok or type(s) ~= "table" or s.v ~= 1 or type(s.slots) ~= "table" or type(s.inFlight) ~= "table" or type(s.seq) ~= "number" then return nil end
-  s.limit = nn(s.limit)
-  s.windowMs = nn(s.windowMs)
-  s.windowSource = nn(s.windowSource)
-  s.anchor = nn(s.anchor)
-  s.probe = nn(s.probe)
-  s.inFlightCap = nn(s.inFlightCap)
-  return s
-end
-
--- ------------------------------------------------------------------ state.ts
 
 local function boundSlots(slots)
   local out = slots
@@ -139,9 +267,10 @@ local function boundSlots(slots)
   end
   return out
 end
+`;
 
--- ------------------------------------------------------------------ model.ts
-
+/** model.ts: the earliest start a budget allows. */
+const GOVERNOR_MODEL_LUA = String.raw`
 local function unreflectedUnits(state, anchor)
   local units = anchor.lateUnits
   for _, slot in ipairs(state.slots) do
@@ -150,11 +279,30 @@ local function unreflectedUnits(state, anchor)
   return units
 end
 
-local function fromBucket(state, anchor, fromMs, units, limit, windowMs)
+local function contenders(state)
+  return math.max(state.othersPerMs * math.max(1, state.rttMs), state.reserveUnits)
+end
+
+local function afterOthers(state, anchor, fromMs, available)
+  local spentByOthers = 0
+  if state.othersPerMs > 0 then spentByOthers = math.min(state.othersPerMs * math.max(0, fromMs - anchor.atMs), contenders(state)) end
+  return available - math.max(spentByOthers, state.reserveUnits)
+end
+
+local function spreadMs(state, draw)
+  local rivals = contenders(state)
+  if rivals <= 0 or draw == nil then return 0 end
+  local unitMs
+  if state.limit ~= nil and state.windowMs ~= nil then unitMs = state.windowMs / state.limit else unitMs = math.max(10, state.rttMs) end
+  return jsRound(draw * rivals * unitMs)
+end
+
+local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
   local perMs = limit / windowMs
-  local needed = unreflectedUnits(state, anchor) + units - anchor.remaining
-  if needed <= 0 then return fromMs end
-  return math.max(fromMs, math.ceil(anchor.atMs + needed / perMs))
+  local tokens = math.min(limit, anchor.remaining + perMs * math.max(0, fromMs - anchor.atMs)) - unreflectedUnits(state, anchor)
+  local left = afterOthers(state, anchor, fromMs, tokens)
+  if left >= units then return fromMs end
+  return math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw))
 end
 
 -- Returns first, last (1-based; last 0: none) and ownUnits.
@@ -180,19 +328,8 @@ local function heldSlots(state, anchor)
   return first, last, ownUnits
 end
 
-local function spreadMs(state, draw)
-  if state.othersPerMs <= 0 or draw == nil or state.limit == nil or state.windowMs == nil then return 0 end
-  local contenders = state.othersPerMs * math.max(1, state.rttMs)
-  return jsRound(draw * contenders * (state.windowMs / state.limit))
-end
-
 local function fromAnchor(state, anchor, fromMs, units, draw)
-  local available = anchor.remaining - unreflectedUnits(state, anchor)
-  if state.othersPerMs > 0 then
-    local contenders = state.othersPerMs * math.max(1, state.rttMs)
-    available = available - math.min(state.othersPerMs * math.max(0, fromMs - anchor.atMs), contenders)
-    if available >= units and available < units + contenders and draw ~= nil and draw >= available / (units + contenders) then return CONTENDED end
-  end
+  local available = afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor))
   if available >= units then return fromMs end
   local windowMs = state.windowMs
   if state.refill ~= "window" or windowMs == nil then return nil end
@@ -240,8 +377,9 @@ local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs
 end
 
 local function afterReset(state, anchor, fromMs, units)
-  local limit = state.limit
   local windowMs = state.windowMs
+  local limit = nil
+  if state.limit ~= nil then limit = math.max(units, state.limit - math.ceil(state.reserveUnits)) end
   if limit ~= nil and windowMs ~= nil and state.refill == "fixed" then
     return { atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs), why = "fixed window: the limit is back at each reset" }
   end
@@ -263,7 +401,10 @@ local function earliestStart(state, fromMs, units, draw)
   local limit = state.limit
   local windowMs = state.windowMs
   if anchor and state.refill == "bucket" and limit ~= nil and windowMs ~= nil then
-    return { atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs), why = "bucket: waits for the units to be restored" }
+    local atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
+    local why = "bucket: the units are there"
+    if atMs > fromMs then why = "bucket: waits for the units to be restored" end
+    return { atMs = atMs, why = why }
   end
   local resetAtMs = 0
   if anchor then
@@ -274,9 +415,6 @@ local function earliestStart(state, fromMs, units, draw)
     local reading = anchor
     if resetAtMs ~= anchor.resetAtMs then reading = withReset(anchor, resetAtMs) end
     local atMs = fromAnchor(state, reading, fromMs, units, draw)
-    if atMs == CONTENDED then
-      return { recheck = true, atMs = fromMs + math.max(10, state.rttMs), why = "the last units are contended by others sharing the budget: asks again after one round trip" }
-    end
     if atMs ~= nil then
       local why = "the server's count allows it"
       if atMs > fromMs then why = "the server's count: waits for units to leave the window" end
@@ -289,9 +427,10 @@ local function earliestStart(state, fromMs, units, draw)
   if limit ~= nil and windowMs ~= nil then return { atMs = fromOwnLog(state, fromMs, units, limit, windowMs), why = "own log: learned limit per window" } end
   return { atMs = fromMs, why = "no budget known: slow start" }
 end
+`;
 
--- ------------------------------------------------------------------ claim.ts
-
+/** claim.ts: pruning, granting, holding and releasing slots. */
+const GOVERNOR_CLAIM_LUA = String.raw`
 local function rttOr100(state)
   if state.rttMs == 0 then return 100 end
   return state.rttMs
@@ -313,7 +452,15 @@ local function filterSlots(slots, keep)
   return out
 end
 
-local function prune(state, nowMs)
+-- The JS index (0-based) of the first slot that passes, or -1.
+local function findIndex(slots, test)
+  for i, s in ipairs(slots) do
+    if test(s) then return i - 1 end
+  end
+  return -1
+end
+
+local function pruneLeases(state, nowMs)
   local expired = false
   for _, f in ipairs(state.inFlight) do
     if f[2] <= nowMs then
@@ -323,36 +470,31 @@ local function prune(state, nowMs)
   end
   if expired then state.inFlight = filterSlots(state.inFlight, function(f) return f[2] > nowMs end) end
   if state.probe and state.probe.untilMs <= nowMs then state.probe = nil end
+end
+
+local function prune(state, nowMs)
+  pruneLeases(state, nowMs)
   local anchor = state.anchor
   local n = #state.slots
   -- firstKept: how many of the oldest slots go (the JS index of the first one kept).
   local firstKept
   if not anchor and state.limit == nil then
-    firstKept = n
+    local out = {}
+    for _, f in ipairs(state.inFlight) do out[f[1]] = true end
+    state.slots = filterSlots(state.slots, function(s) return out[s[2]] == true end)
+    return
   elseif anchor and state.refill ~= "fixed" then
-    local keepsHeld = state.windowMs ~= nil and state.refill == "window"
-    firstKept = -1
+    local keepsHeld = state.refill == "window" and state.limit ~= nil and (state.windowMs ~= nil or state.limit <= MAX_SLOTS)
     if keepsHeld then
       local first = heldSlots(state, anchor)
       firstKept = first - 1
     else
-      for i, s in ipairs(state.slots) do
-        if s[2] > anchor.seq then
-          firstKept = i - 1
-          break
-        end
-      end
+      firstKept = findIndex(state.slots, function(s) return s[2] > anchor.seq end)
     end
     if firstKept < 0 then firstKept = n end
   else
     local keepAfterMs = nowMs - (state.windowMs or UNKNOWN_WINDOW_RETAIN_MS)
-    firstKept = -1
-    for i, s in ipairs(state.slots) do
-      if s[1] > keepAfterMs or (anchor ~= nil and s[2] > anchor.seq) then
-        firstKept = i - 1
-        break
-      end
-    end
+    firstKept = findIndex(state.slots, function(s) return s[1] > keepAfterMs or (anchor ~= nil and s[2] > anchor.seq) end)
     if firstKept < 0 then firstKept = n end
   end
   if firstKept == 0 then
@@ -370,6 +512,7 @@ local function grant(state, atMs, units, probe, why, options)
   state.seq = seq
   state.lastGrantMs = math.max(state.lastGrantMs, startMs)
   state.slots[#state.slots + 1] = { startMs, seq, units }
+  if #state.slots > MAX_SLOTS then state.slots = boundSlots(state.slots) end
   state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
   if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
   return { kind = "go", atMs = startMs, seq = seq, probe = probe, why = why }
@@ -393,7 +536,7 @@ local function claimInPlace(state, request, options)
   state.updatedAtMs = nowMs
   prune(state, nowMs)
   local units = request.units
-  if units == nil then units = state.unitsPerRequest end
+  if not isPositive(units) then units = state.unitsPerRequest end
   local floorMs = math.max(nowMs, state.notBeforeMs, state.lastGrantMs)
   local function defer(atMs, why)
     local limitType = "burst"
@@ -407,13 +550,16 @@ local function claimInPlace(state, request, options)
   end
   local held = heldByProbe(state, nowMs)
   if held then return held end
-  if isCold(state) then return grant(state, floorMs, units, true, "first request of a cold scope: it learns the budget before the rest go", options) end
-  if state.breakerOpen then return grant(state, floorMs, units, true, "the breaker is open: one request probes before the rest go", options) end
+  if isCold(state) or state.breakerOpen then
+    if floorMs > request.latestStartMs then return defer(floorMs, "the slots already granted in this scope reach past the latest start") end
+    local why = "first request of a cold scope: it learns the budget before the rest go"
+    if state.breakerOpen then why = "the breaker is open: one request probes before the rest go" end
+    return grant(state, floorMs, units, true, why, options)
+  end
   local capped = heldByInFlightCap(state, nowMs)
   if capped then return capped end
   local earliest = earliestStart(state, floorMs, units, request.random)
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
-  if earliest.recheck then return { kind = "wait", untilMs = earliest.atMs, why = earliest.why } end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
 end
 
@@ -425,39 +571,81 @@ local function release(state, seq)
   for _, s in ipairs(state.slots) do latest = math.max(latest, s[1]) end
   state.lastGrantMs = latest
 end
+`;
 
--- ------------------------------------------------------------------ observe.ts
-
+/** observe.ts: learning from answers; and index.ts holdUntil. */
+const GOVERNOR_OBSERVE_LUA = String.raw`
 local ROUNDING_MS = 1000
 local FULL_REFILL_TOLERANCE = 0.02
 local OTHERS_SMOOTHING = 0.3
 local DECREASE = 0.8
 local DEFAULT_LEARNED_WINDOW_MS = 1000
 
+local function figureOrNull(value)
+  if isPositive(value) then return value end
+  return nil
+end
+
+-- The observation as the scripts receive it (JSON nulls already nil), made what a state can keep.
+local function checked(o, state)
+  local seq = 0
+  if isCount(o.seq) and o.seq <= state.seq then seq = o.seq end
+  local nowMs = clampTime(numberOrNaN(o.nowMs))
+  local sentAtMs = math.min(clampTime(numberOrNaN(o.sentAtMs)), nowMs)
+  local budget = o.budget
+  local shown = nil
+  if budget and isFiniteNumber(budget.remaining) then
+    shown = {
+      remaining = math.min(MAX_FIGURE, math.max(0, budget.remaining)),
+      limit = figureOrNull(budget.limit),
+      resetAtMs = budget.resetAtMs,
+      windowMs = figureOrNull(budget.windowMs),
+      restorePerSecond = figureOrNull(budget.restorePerSecond),
+      unitsPerRequest = figureOrNull(budget.unitsPerRequest),
+    }
+  end
+  return {
+    seq = seq, sentAtMs = sentAtMs, nowMs = nowMs, kind = o.kind, limitType = o.limitType, waitMs = o.waitMs,
+    waitFromServer = o.waitFromServer, budget = shown, reason = o.reason, counted = o.counted,
+  }
+end
+
 local function applyShape(state, budget)
-  if budget.unitsPerRequest ~= nil and budget.unitsPerRequest > 0 then state.unitsPerRequest = budget.unitsPerRequest end
-  if budget.limit ~= nil and budget.limit > 0 then state.limit = budget.limit end
-  if budget.restorePerSecond ~= nil and budget.restorePerSecond > 0 and state.limit ~= nil then
+  if budget.unitsPerRequest ~= nil then state.unitsPerRequest = budget.unitsPerRequest end
+  if budget.limit ~= nil then state.limit = budget.limit end
+  local bucketWindowMs = nil
+  if budget.restorePerSecond ~= nil and state.limit ~= nil then bucketWindowMs = math.max(1, jsRound((state.limit / budget.restorePerSecond) * 1000)) end
+  if bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE then
     state.refill = "bucket"
-    state.windowMs = math.max(1, jsRound((state.limit / budget.restorePerSecond) * 1000))
+    state.windowMs = bucketWindowMs
     state.windowSource = "shown"
-  elseif budget.windowMs ~= nil and budget.windowMs > 0 then
-    state.windowMs = jsRound(budget.windowMs)
+  elseif budget.windowMs ~= nil then
+    state.windowMs = math.max(1, jsRound(budget.windowMs))
     state.windowSource = "shown"
   end
 end
 
 local function learnFromReset(state, previousResetMs, observation, remaining, resetAtMs)
   if state.refill == "bucket" or state.limit == nil then return end
+  local shownWindowMs = nil
+  if state.windowSource == "shown" then shownWindowMs = state.windowMs end
   local sinceReset = 0
+  local slidingOnly = 0
   for _, s in ipairs(state.slots) do
-    if s[1] >= previousResetMs and s[2] <= observation.seq then sinceReset = sinceReset + s[3] end
+    if s[2] <= observation.seq then
+      if s[1] >= previousResetMs then
+        sinceReset = sinceReset + s[3]
+      elseif shownWindowMs ~= nil and s[1] > observation.sentAtMs - shownWindowMs then
+        slidingOnly = slidingOnly + s[3]
+      end
+    end
   end
   local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
   if remaining >= state.limit - sinceReset - tolerance then
+    if shownWindowMs ~= nil and slidingOnly <= tolerance then return end
     state.refill = "fixed"
     if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
-      state.windowMs = resetAtMs - previousResetMs
+      state.windowMs = math.min(MAX_FIGURE, resetAtMs - previousResetMs)
       state.windowSource = "inferred"
     end
   elseif state.refill == "fixed" then
@@ -473,27 +661,34 @@ local function inferWindow(state, observation, remaining, resetAtMs)
   if resetAtMs <= oldestMs then return end
   local observedMs = resetAtMs - oldestMs
   if state.windowSource == "inferred" and state.windowMs ~= nil then
-    state.windowMs = math.min(state.windowMs, observedMs)
+    state.windowMs = math.min(MAX_FIGURE, math.min(state.windowMs, observedMs))
   else
-    state.windowMs = observedMs
+    state.windowMs = math.min(MAX_FIGURE, observedMs)
   end
   state.windowSource = "inferred"
 end
 
 local function learnOthers(state, previous, observation, remaining, lateUnits)
   local elapsedMs = observation.sentAtMs - previous.atMs
-  if elapsedMs <= 0 or (previous.resetAtMs > 0 and observation.sentAtMs >= previous.resetAtMs) or state.refill == "bucket" then return end
+  if elapsedMs <= 0 or (state.refill ~= "bucket" and previous.resetAtMs > 0 and observation.sentAtMs >= previous.resetAtMs) then return end
   local ours = previous.lateUnits - lateUnits
+  local maybeOurs = 0
   for _, s in ipairs(state.slots) do
     if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
   end
-  local othersUnits = math.max(0, previous.remaining - ours - remaining)
-  local sample = othersUnits / elapsedMs
-  if state.othersPerMs == 0 then
-    state.othersPerMs = sample
-  else
-    state.othersPerMs = state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING
+  for _, s in ipairs(state.slots) do
+    if s[2] > observation.seq and s[1] <= observation.nowMs then maybeOurs = maybeOurs + s[3] end
   end
+  local limit = state.limit
+  local windowMs = state.windowMs
+  local refilled = previous.remaining
+  if state.refill == "bucket" and limit ~= nil and windowMs ~= nil then refilled = math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) end
+  local othersUnits = math.max(0, refilled - ours - maybeOurs - remaining)
+  local sample = othersUnits / elapsedMs
+  if limit ~= nil and windowMs ~= nil and elapsedMs <= windowMs then state.reserveUnits = math.min(limit / 2, math.max(state.reserveUnits, othersUnits)) end
+  local smoothed
+  if state.othersPerMs == 0 then smoothed = sample else smoothed = state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING end
+  state.othersPerMs = math.min(MAX_OTHERS_PER_MS, smoothed)
 end
 
 local function unitsOfSeq(state, seq)
@@ -523,6 +718,20 @@ local function applyAnchor(state, observation, budget)
   state.anchor = { remaining = math.max(0, budget.remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits }
 end
 
+-- The first lesson's units back in the log, timed at the throttled request's send (see observe.ts).
+local function placeAdmitted(state, observation, episodeStartMs, admitted)
+  local out = {}
+  for _, f in ipairs(state.inFlight) do out[f[1]] = true end
+  local placed = 0
+  for _, s in ipairs(state.slots) do
+    if s[1] >= episodeStartMs and not out[s[2]] then placed = placed + s[3] end
+  end
+  if admitted > placed then
+    state.slots[#state.slots + 1] = { clampTime(observation.sentAtMs), observation.seq, admitted - placed }
+    sortSlots(state.slots)
+  end
+end
+
 local function learnFromThrottle(state, observation)
   if observation.seq <= state.learnedAtSeq then return end
   local nowMs = clampTime(observation.nowMs)
@@ -531,13 +740,14 @@ local function learnFromThrottle(state, observation)
   local episodeStartMs = state.windowStartMs
   if episodeStartMs == 0 then episodeStartMs = clampTime(observation.sentAtMs) end
   if state.limit == nil then
-    local admitted = state.okInWindow
+    local admitted = math.min(MAX_FIGURE, state.okInWindow)
     if admitted == 0 then return end
     state.limit = admitted
+    placeAdmitted(state, observation, episodeStartMs, admitted)
     if state.windowSource ~= "shown" then
       local observedMs
       if resetAtMs ~= nil then observedMs = resetAtMs - episodeStartMs else observedMs = math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs) end
-      state.windowMs = math.max(state.windowMs or 0, observedMs, 1)
+      state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs or 0, observedMs, 1))
       state.windowSource = "inferred"
     end
   else
@@ -549,6 +759,15 @@ local function learnFromThrottle(state, observation)
   if state.inFlightCapGrows then
     state.inFlightCap = nil
     state.inFlightCapGrows = false
+  end
+end
+
+local function learnReserve(state, observation, units)
+  if state.anchor == nil or state.limit == nil then return end
+  if observation.kind == "throttled" and observation.limitType ~= "quota" then
+    state.reserveUnits = math.min(state.limit / 2, state.reserveUnits + units)
+  elseif observation.kind == "ok" and state.reserveUnits > 0 then
+    state.reserveUnits = math.max(0, state.reserveUnits - units / state.limit)
   end
 end
 
@@ -592,16 +811,17 @@ local function applyOk(state, observation, units)
   end
   if observation.budget ~= nil then return end
   local sentAtMs = clampTime(observation.sentAtMs)
-  if state.learnedAtSeq > 0 and observation.seq < state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
-    if state.limit ~= nil then state.limit = state.limit + units end
+  if state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
+    if state.limit ~= nil then state.limit = math.min(MAX_FIGURE, state.limit + units) end
     return
   end
   if state.windowStartMs == 0 or sentAtMs < state.windowStartMs then state.windowStartMs = sentAtMs end
   state.okInWindow = state.okInWindow + units
 end
 
-local function observeInPlace(state, observation, options)
-  local nowMs = clampTime(observation.nowMs)
+local function observeInPlace(state, given, options)
+  local observation = checked(given, state)
+  local nowMs = observation.nowMs
   state.updatedAtMs = math.max(state.updatedAtMs, nowMs)
   local inFlightBefore = 0
   for _, f in ipairs(state.inFlight) do
@@ -618,11 +838,13 @@ local function observeInPlace(state, observation, options)
     applyShape(state, observation.budget)
     applyAnchor(state, observation, observation.budget)
   end
+  if observation.counted == false then state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end) end
   if observation.kind == "throttled" then
     applyThrottle(state, observation, options, inFlightBefore)
   elseif observation.kind == "ok" then
     applyOk(state, observation, units)
   end
+  learnReserve(state, observation, units)
   prune(state, nowMs)
 end
 
@@ -636,3 +858,6 @@ local function holdUntil(state, untilMs, reason, limitType)
   end
 end
 `;
+
+/** The library: the governor's functions and the state's JSON codec. Every script starts with it. */
+export const GOVERNOR_LUA = [GOVERNOR_STATE_LUA, GOVERNOR_MODEL_LUA, GOVERNOR_CLAIM_LUA, GOVERNOR_OBSERVE_LUA].join("\n");

@@ -73,12 +73,12 @@ return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. "}"
 // clock offset it measured (see store.ts), so that the time the call took does not move them.
 const OBSERVE_LUA = String.raw`
 local o = args.observation
-local nowMs = o.nowMs
+local nowMs = clampTime(numberOrNaN(o.nowMs))
 local budget = nn(o.budget)
 if budget then
-  budget = { remaining = budget.remaining, limit = nn(budget.limit), resetAtMs = nn(budget.resetAtMs), windowMs = nn(budget.windowMs), restorePerSecond = nn(budget.restorePerSecond), unitsPerRequest = nn(budget.unitsPerRequest) }
+  budget = { remaining = nn(budget.remaining), limit = nn(budget.limit), resetAtMs = nn(budget.resetAtMs), windowMs = nn(budget.windowMs), restorePerSecond = nn(budget.restorePerSecond), unitsPerRequest = nn(budget.unitsPerRequest) }
 end
-local observation = { seq = o.seq, sentAtMs = o.sentAtMs, nowMs = nowMs, kind = o.kind, limitType = o.limitType, waitMs = nn(o.waitMs), waitFromServer = o.waitFromServer, budget = budget, reason = o.reason }
+local observation = { seq = nn(o.seq), sentAtMs = nn(o.sentAtMs), nowMs = nn(o.nowMs), kind = o.kind, limitType = o.limitType, waitMs = nn(o.waitMs), waitFromServer = o.waitFromServer, budget = budget, reason = o.reason, counted = o.counted }
 local state = load(KEYS[1], nowMs)
 observeInPlace(state, observation, args)
 save(KEYS[1], state, nowMs)
