@@ -550,6 +550,51 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     ]);
   });
 
+  it("agrees on a rate relearned without budget headers (a bucket paced one unit at a time) and on a late claim replayed", async () => {
+    const both = new SideBySide(raw, server.url, "relearn:", T0);
+    const whys: string[] = [];
+    try {
+      const throttled = (seq: number, sentAtMs: number, waitMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs, waitFromServer: true });
+      // Nothing shown: three successes, then a 429 saying 1 s (the first lesson: 3 per window).
+      for (let i = 0; i < 3; i++) {
+        const go = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
+        await both.observe("api|learn", answer(seqOf(go), both.nowMs - 20, "ok", null));
+      }
+      const fourth = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|learn", throttled(seqOf(fourth), both.nowMs - 20, 1000));
+      // From the reset: one admitted, then a 429 saying 600 ms: the episode measured 1 per ~0.6 s.
+      both.nowMs = both.memory.snapshot().get("api|learn")!.notBeforeMs;
+      const a = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|learn", answer(seqOf(a), both.nowMs - 20, "ok", null));
+      const b = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = Math.max(both.nowMs, b.kind === "go" ? b.atMs : both.nowMs) + 20;
+      await both.observe("api|learn", throttled(seqOf(b), both.nowMs - 20, 600));
+      expect(both.memory.snapshot().get("api|learn")).toMatchObject({ refill: "bucket", limit: 1 });
+      const paced = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${paced.kind}: ${paced.why}`);
+
+      // A shown budget: 2 left; the later of two claims is answered first (1 left), the earlier
+      // one then comes back as a replay (never counted): its unit is free again.
+      const shown = (left: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs: both.nowMs + 60_000, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const probe = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|late", answer(seqOf(probe), both.nowMs - 20, "ok", shown(2)));
+      const early = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
+      const later = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|late", answer(seqOf(later), both.nowMs - 20, "ok", shown(1)));
+      await both.observe("api|late", { ...answer(seqOf(early), both.nowMs - 20, "ok", null), counted: false });
+      const freed = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${freed.kind}: ${freed.why}`);
+    } finally {
+      await both.close();
+    }
+    expect(whys).toEqual(["go: learned rate: one unit at a time", "go: the server's count allows it"]);
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {

@@ -344,6 +344,13 @@ local function fromAnchor(state, anchor, fromMs, units, draw)
   return nil
 end
 
+-- model.ts fromLearnedBucket: one unit every windowMs / limit after the last start.
+local function fromLearnedBucket(state, fromMs, limit, windowMs)
+  local last = state.slots[#state.slots]
+  if not last then return fromMs end
+  return math.max(fromMs, math.ceil(last[1] + (last[3] * windowMs) / limit))
+end
+
 local function fromOwnLog(state, fromMs, units, limit, windowMs)
   local slots = state.slots
   local used = 0
@@ -424,6 +431,7 @@ local function earliestStart(state, fromMs, units, draw)
     return afterReset(state, reading, resetAtMs, units)
   end
   if anchor then return afterReset(state, withReset(anchor, resetAtMs), fromMs, units) end
+  if limit ~= nil and windowMs ~= nil and state.refill == "bucket" then return { atMs = fromLearnedBucket(state, fromMs, limit, windowMs), why = "learned rate: one unit at a time" } end
   if limit ~= nil and windowMs ~= nil then return { atMs = fromOwnLog(state, fromMs, units, limit, windowMs), why = "own log: learned limit per window" } end
   return { atMs = fromMs, why = "no budget known: slow start" }
 end
@@ -732,6 +740,22 @@ local function placeAdmitted(state, observation, episodeStartMs, admitted)
   end
 end
 
+-- observe.ts relearn: a later lesson measures the rate itself when it can.
+local function relearn(state, limit, admitted, resetAtMs, episodeStartMs)
+  local windowMs = state.windowMs
+  if admitted > 0 and resetAtMs ~= nil and state.windowSource ~= "shown" and resetAtMs > episodeStartMs then
+    local measuredLimit = math.min(limit, admitted)
+    local measuredWindowMs = resetAtMs - episodeStartMs
+    if windowMs == nil or measuredLimit / measuredWindowMs <= limit / windowMs then
+      state.limit = math.max(state.unitsPerRequest, measuredLimit)
+      state.windowMs = math.min(MAX_FIGURE, math.max(1, measuredWindowMs))
+      state.refill = "bucket"
+      return
+    end
+  end
+  state.limit = math.max(state.unitsPerRequest, math.floor(limit * DECREASE))
+end
+
 local function learnFromThrottle(state, observation)
   if observation.seq <= state.learnedAtSeq then return end
   local nowMs = clampTime(observation.nowMs)
@@ -751,7 +775,7 @@ local function learnFromThrottle(state, observation)
       state.windowSource = "inferred"
     end
   else
-    state.limit = math.max(state.unitsPerRequest, math.floor(state.limit * DECREASE))
+    relearn(state, state.limit, math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs)
   end
   state.learnedAtSeq = state.seq
   state.okInWindow = 0
@@ -828,7 +852,16 @@ local function observeInPlace(state, given, options)
     if f[2] > nowMs then inFlightBefore = inFlightBefore + 1 end
   end
   local units = unitsOfSeq(state, observation.seq) or state.unitsPerRequest
+  local wasInFlight = false
+  for _, f in ipairs(state.inFlight) do
+    if f[1] == observation.seq then wasInFlight = true end
+  end
   state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= observation.seq end)
+  -- observe.ts: a late claim the server did not count after all gives its unit back.
+  local anchor = state.anchor
+  if anchor and wasInFlight and observation.seq < anchor.seq and (observation.kind == "throttled" or observation.counted == false) then
+    anchor.lateUnits = math.max(0, anchor.lateUnits - units)
+  end
   if observation.kind ~= "lost" then
     local sampleMs = math.max(0, nowMs - observation.sentAtMs)
     if state.rttMs == 0 then state.rttMs = sampleMs else state.rttMs = jsRound(state.rttMs * 0.8 + sampleMs * 0.2) end
