@@ -108,7 +108,9 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   }
   const capped = heldByInFlightCap(state, nowMs);
   if (capped) return { state, result: capped };
-  const earliest = earliestStart(state, floorMs, units, request.random);
+  // A draw outside [0, 1) (NaN from a broken random source) is no draw: the start is not spread.
+  const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
+  const earliest = earliestStart(state, floorMs, units, draw);
   if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
   const probe = "probeWanted" in earliest;
   return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };

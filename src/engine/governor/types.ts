@@ -105,8 +105,9 @@ export interface ClaimRequest {
   units?: number;
   /**
    * A draw in [0, 1) from the caller's random source. When others share the budget unseen and
-   * the last units are contended, each request takes one with a fair probability instead of all
-   * taking the same ones. Without it the governor is deterministic.
+   * predict the same free instant, each request takes a random place among the contenders' share
+   * of the refill instead of all arriving at once. Without it (or outside [0, 1)) the governor is
+   * deterministic.
    */
   random?: number;
 }

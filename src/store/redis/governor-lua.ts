@@ -566,7 +566,9 @@ local function claimInPlace(state, request, options)
   end
   local capped = heldByInFlightCap(state, nowMs)
   if capped then return capped end
-  local earliest = earliestStart(state, floorMs, units, request.random)
+  local draw = request.random
+  if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
+  local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
 end

@@ -169,3 +169,17 @@ describe("holdUntil is set-if-later", () => {
     expect(before).toEqual(copy);
   });
 });
+
+describe("a broken random source", () => {
+  it("a NaN or out-of-range draw is no draw: the start is what it is without one, never earlier", () => {
+    const start = new Scope();
+    const probe = start.go(T0);
+    start.answer(probe, T0 + 50, { budget: shown({ remaining: 5, limit: 20, resetAtMs: null, windowMs: 10_000 }) });
+    const next = start.go(T0 + 100);
+    start.answer(next, T0 + 400, { budget: shown({ remaining: 2, limit: 20, resetAtMs: null, windowMs: 10_000 }) });
+    const undrawn = new Scope(T0, {}, start.state).claim(T0 + 500);
+    for (const random of [Number.NaN, -1, 1, 7, Number.POSITIVE_INFINITY]) {
+      expect(new Scope(T0, {}, start.state).claim(T0 + 500, T0 + HOUR_MS, random)).toEqual(undrawn);
+    }
+  });
+});
