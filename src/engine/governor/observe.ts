@@ -117,6 +117,9 @@ const OTHERS_SMOOTHING = 0.3;
 function learnOthers(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const elapsedMs = observation.sentAtMs - previous.atMs;
   if (elapsedMs <= 0 || (state.refill !== "bucket" && previous.resetAtMs > 0 && observation.sentAtMs >= previous.resetAtMs)) return;
+  // Two readings less than a round trip apart differ by the order their requests reached the server
+  // (and by the clocks' error), not by what others spent: one unit over 2 ms is no rate.
+  if (elapsedMs < state.rttMs) return;
   // Ours in between: claims after the previous reading up to this one, plus those that were late
   // for the previous reading, less those late for this one.
   let ours = previous.lateUnits - lateUnits;
@@ -128,8 +131,9 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   const refilled = state.refill === "bucket" && limit !== null && windowMs !== null ? Math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) : previous.remaining;
   // Claims granted after the observed one but started before its answer came may have reached the
   // server first (executions or processes sharing one state send in a different order than their
-  // slots were granted): they may be in its count, and must not be read as others' spending.
-  let maybeOurs = 0;
+  // slots were granted), and so may the earlier ones still out (late for this reading): either may
+  // be in its count, and must not be read as others' spending.
+  let maybeOurs = lateUnits;
   for (const [atMs, seq, units] of state.slots) if (seq > observation.seq && atMs <= observation.nowMs) maybeOurs += units;
   const othersUnits = Math.max(0, refilled - ours - maybeOurs - remaining);
   const sample = othersUnits / elapsedMs;

@@ -681,8 +681,9 @@ end
 local function learnOthers(state, previous, observation, remaining, lateUnits)
   local elapsedMs = observation.sentAtMs - previous.atMs
   if elapsedMs <= 0 or (state.refill ~= "bucket" and previous.resetAtMs > 0 and observation.sentAtMs >= previous.resetAtMs) then return end
+  if elapsedMs < state.rttMs then return end
   local ours = previous.lateUnits - lateUnits
-  local maybeOurs = 0
+  local maybeOurs = lateUnits
   for _, s in ipairs(state.slots) do
     if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
   end
