@@ -187,6 +187,9 @@ export class RequestRun {
         continue;
       }
       this.claimSeq = result.seq;
+      // Lateness counts from the grant's answer: a slow store (Redis busy with many executions'
+      // claims) delays the answer, not the start it granted.
+      const answeredAtMs = ctx.clock.nowMs();
       const waitMs = Math.max(0, result.atMs - storeNowMs);
       if (waitMs > 0) {
         this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
@@ -201,7 +204,7 @@ export class RequestRun {
       // A start taken long after the one granted (an event loop stalled by other work) would break
       // the spacing the governor promised: late starts bunch up, and the server counts the unit
       // later than the log does. Give the slot back and claim again (a few times at most).
-      if (ctx.clock.nowMs() - (nowMs + waitMs) > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
+      if (ctx.clock.nowMs() - (answeredAtMs + waitMs) > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
         lateReclaims += 1;
         this.claimSeq = null;
         await ctx.store.release(req.governorScope, result.seq);

@@ -301,4 +301,24 @@ describe("a start taken late (an event loop stalled by other work)", () => {
     expect(claims).toEqual(["go +1000", "go +0"]);
     expect(server.calls).toHaveLength(1);
   });
+
+  it("does not take a slow store's answer for a late start: the grant is used, not given back", async () => {
+    server = await startServer([ok]);
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    const clock = { nowMs: () => nowMs, sleep: async (ms: number) => void (nowMs += ms) };
+    const claims: string[] = [];
+    const memory = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind)) });
+    // A store busy with many executions' claims: each answer takes 300 ms to come back.
+    const store = Object.assign(Object.create(memory) as typeof memory, {
+      claim: async (...args: Parameters<typeof memory.claim>) => {
+        const answer = await memory.claim(...args);
+        nowMs += 300;
+        return answer;
+      },
+    });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    const result = await client.request({ method: "GET", url: "/items" });
+    expect(result.outcome).toBe("success");
+    expect(claims).toEqual(["go"]);
+  });
 });
