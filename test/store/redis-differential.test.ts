@@ -550,7 +550,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     ]);
   });
 
-  it("agrees on a rate relearned without budget headers (a bucket paced one unit at a time) and on a late claim replayed", async () => {
+  it("agrees on a rate relearned without budget headers (a bucket paced one unit at a time) and on a late claim replayed or counted first", async () => {
     const both = new SideBySide(raw, server.url, "relearn:", T0);
     const whys: string[] = [];
     try {
@@ -589,10 +589,31 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await both.observe("api|late", { ...answer(seqOf(early), both.nowMs - 20, "ok", null), counted: false });
       const freed = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${freed.kind}: ${freed.why}`);
+
+      // The same, but the earlier one comes back counted, showing 2 left: the server counted it
+      // before the later one, so the reading of 1 holds it already and its unit is free.
+      const probe2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|counted", answer(seqOf(probe2), both.nowMs - 20, "ok", shown(3)));
+      const early2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
+      const later2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe("api|counted", answer(seqOf(later2), both.nowMs - 20, "ok", shown(1)));
+      // Before the earlier one answers, a claim is told to ask again when it has (not booked after the reset).
+      const due = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${due.kind}: ${due.why}`);
+      await both.observe("api|counted", answer(seqOf(early2), both.nowMs - 20, "ok", shown(2)));
+      const counted = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${counted.kind}: ${counted.why}`);
     } finally {
       await both.close();
     }
-    expect(whys).toEqual(["go: learned rate: one unit at a time", "go: the server's count allows it"]);
+    expect(whys).toEqual([
+      "go: learned rate: one unit at a time",
+      "go: the server's count allows it",
+      "wait: answers still out may show units free before the reset: asking again when they are in",
+      "go: the server's count allows it",
+    ]);
   });
 
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {

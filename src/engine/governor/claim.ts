@@ -111,6 +111,7 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   // A draw outside [0, 1) (NaN from a broken random source) is no draw: the start is not spread.
   const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
   const earliest = earliestStart(state, floorMs, units, draw);
+  if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
   if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
   const probe = "probeWanted" in earliest;
   return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };

@@ -16,7 +16,11 @@
  */
 import type { Anchor, GovernorState } from "./types";
 
-export type Earliest = { atMs: number; probe: boolean; why: string } | { probeWanted: true; atMs: number; why: string };
+export type Earliest =
+  | { atMs: number; probe: boolean; why: string }
+  | { probeWanted: true; atMs: number; why: string }
+  /** Not now, but answers due within a round trip may show the units free: ask again then instead of taking atMs. */
+  | { answersDue: true; atMs: number; why: string };
 
 /** Units of claims the anchor's count does not include yet (sent after the observed one). */
 export function unreflectedUnits(state: GovernorState, anchor: Anchor): number {
@@ -97,6 +101,28 @@ function fromAnchor(state: GovernorState, anchor: Anchor, fromMs: number, units:
     if (available >= units) return Math.max(fromMs, freeAtMs + spreadMs(state, draw));
   }
   return null;
+}
+
+function roundTripMs(state: GovernorState): number {
+  return state.rttMs > 0 ? state.rttMs : 100;
+}
+
+/**
+ * Whether the units held back for claims sent within the last two round trips, whose answers are
+ * due, would let this claim go now. Each such claim is held back as spent after the reading, but
+ * where executions or processes share the state the server may have counted it before the reading
+ * (slots granted in one order reach it in another); its answer tells which. Granting the next
+ * window instead would leave that unit unused (grants never move earlier), one per window's end.
+ */
+function answersMayFree(state: GovernorState, anchor: Anchor, fromMs: number, units: number): boolean {
+  const sinceMs = fromMs - 2 * roundTripMs(state);
+  let answering = 0;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    const [atMs, seq, slotUnits] = state.slots[i]!;
+    if (atMs <= sinceMs) break;
+    if (atMs <= fromMs && seq < anchor.seq && state.inFlight.some(([s]) => s === seq)) answering += slotUnits;
+  }
+  return answering > 0 && afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + Math.min(answering, anchor.lateUnits)) >= units;
 }
 
 /**
@@ -189,7 +215,11 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
     const atMs = fromAnchor(state, reading, fromMs, units, draw);
     if (atMs !== null) return { atMs, probe: false, why: atMs > fromMs ? "the server's count: waits for units to leave the window" : "the server's count allows it" };
     if (resetAtMs === 0) return { probeWanted: true, atMs: fromMs, why: "the budget is spent and the server shows neither reset nor window: one request probes" };
-    return afterReset(state, reading, resetAtMs, units);
+    const next = afterReset(state, reading, resetAtMs, units);
+    if (next.atMs - fromMs > 2 * roundTripMs(state) && answersMayFree(state, reading, fromMs, units)) {
+      return { answersDue: true, atMs: next.atMs, why: "answers still out may show units free before the reset: asking again when they are in" };
+    }
+    return next;
   }
   if (anchor) return afterReset(state, { ...anchor, resetAtMs }, fromMs, units);
   if (limit !== null && windowMs !== null && state.refill === "bucket") return { atMs: fromLearnedBucket(state, fromMs, limit, windowMs), probe: false, why: "learned rate: one unit at a time" };

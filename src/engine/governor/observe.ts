@@ -306,6 +306,22 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   state.okInWindow += units;
 }
 
+/**
+ * A late claim (granted before the reading's claim, answered after it) whose answer shows more
+ * remaining than the reading did was counted before it: the reading's count holds it already.
+ * Executions and processes sharing one state send in another order than their slots were granted,
+ * and holding such a claim back as late a second time loses a unit per claim at the window's end.
+ * Only where the count does not grow back by itself between the two: a fixed window before its
+ * reset, or (any window) two requests on the wire within one round trip of each other; never a
+ * bucket, whose refill raises the count between any two answers.
+ */
+function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: Observation): boolean {
+  const budget = observation.budget;
+  if (observation.kind !== "ok" || !budget || state.refill === "bucket" || budget.remaining <= anchor.remaining) return false;
+  if (anchor.resetAtMs > 0 && observation.sentAtMs >= anchor.resetAtMs) return false;
+  return state.refill === "fixed" || Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
+}
+
 /** Applies one answer (or its absence) to the scope's state. Pure. */
 export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
   return observeInPlace(copyState(current), observation, options);
@@ -324,7 +340,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   // claim) that the server did not count after all (rejected, or a replayed answer) will never
   // reach that count: it no longer holds a unit back.
   const anchor = state.anchor;
-  if (anchor && wasInFlight && observation.seq < anchor.seq && (observation.kind === "throttled" || observation.counted === false)) {
+  if (anchor && wasInFlight && observation.seq < anchor.seq && (observation.kind === "throttled" || observation.counted === false || countedBeforeAnchor(state, anchor, observation))) {
     anchor.lateUnits = Math.max(0, anchor.lateUnits - units);
   }
   if (observation.kind !== "lost") {

@@ -403,6 +403,27 @@ local function withReset(anchor, resetAtMs)
   return { remaining = anchor.remaining, seq = anchor.seq, atMs = anchor.atMs, resetAtMs = resetAtMs, lateUnits = anchor.lateUnits }
 end
 
+-- model.ts answersMayFree: units held back for claims sent within two round trips, whose answers are due.
+local function roundTripMs(state)
+  if state.rttMs > 0 then return state.rttMs end
+  return 100
+end
+
+local function answersMayFree(state, anchor, fromMs, units)
+  local sinceMs = fromMs - 2 * roundTripMs(state)
+  local answering = 0
+  for i = #state.slots, 1, -1 do
+    local slot = state.slots[i]
+    if slot[1] <= sinceMs then break end
+    if slot[1] <= fromMs and slot[2] < anchor.seq then
+      for _, f in ipairs(state.inFlight) do
+        if f[1] == slot[2] then answering = answering + slot[3]; break end
+      end
+    end
+  end
+  return answering > 0 and afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + math.min(answering, anchor.lateUnits)) >= units
+end
+
 local function earliestStart(state, fromMs, units, draw)
   local anchor = state.anchor
   local limit = state.limit
@@ -428,7 +449,11 @@ local function earliestStart(state, fromMs, units, draw)
       return { atMs = atMs, why = why }
     end
     if resetAtMs == 0 then return { probeWanted = true, atMs = fromMs, why = "the budget is spent and the server shows neither reset nor window: one request probes" } end
-    return afterReset(state, reading, resetAtMs, units)
+    local nextStart = afterReset(state, reading, resetAtMs, units)
+    if nextStart.atMs - fromMs > 2 * roundTripMs(state) and answersMayFree(state, reading, fromMs, units) then
+      return { answersDue = true, atMs = nextStart.atMs, why = "answers still out may show units free before the reset: asking again when they are in" }
+    end
+    return nextStart
   end
   if anchor then return afterReset(state, withReset(anchor, resetAtMs), fromMs, units) end
   if limit ~= nil and windowMs ~= nil and state.refill == "bucket" then return { atMs = fromLearnedBucket(state, fromMs, limit, windowMs), why = "learned rate: one unit at a time" } end
@@ -569,6 +594,7 @@ local function claimInPlace(state, request, options)
   local draw = request.random
   if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
   local earliest = earliestStart(state, floorMs, units, draw)
+  if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
 end
@@ -846,6 +872,14 @@ local function applyOk(state, observation, units)
   state.okInWindow = state.okInWindow + units
 end
 
+-- observe.ts countedBeforeAnchor: a late claim whose answer shows more remaining than the reading was counted before it.
+local function countedBeforeAnchor(state, anchor, observation)
+  local budget = observation.budget
+  if observation.kind ~= "ok" or budget == nil or state.refill == "bucket" or budget.remaining <= anchor.remaining then return false end
+  if anchor.resetAtMs > 0 and observation.sentAtMs >= anchor.resetAtMs then return false end
+  return state.refill == "fixed" or math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
+end
+
 local function observeInPlace(state, given, options)
   local observation = checked(given, state)
   local nowMs = observation.nowMs
@@ -862,7 +896,7 @@ local function observeInPlace(state, given, options)
   state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= observation.seq end)
   -- observe.ts: a late claim the server did not count after all gives its unit back.
   local anchor = state.anchor
-  if anchor and wasInFlight and observation.seq < anchor.seq and (observation.kind == "throttled" or observation.counted == false) then
+  if anchor and wasInFlight and observation.seq < anchor.seq and (observation.kind == "throttled" or observation.counted == false or countedBeforeAnchor(state, anchor, observation)) then
     anchor.lateUnits = math.max(0, anchor.lateUnits - units)
   end
   if observation.kind ~= "lost" then

@@ -155,6 +155,43 @@ describe("spending from the server's count", () => {
     }
   });
 
+  it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
+    // Five processes sharing one Redis: slots granted in one order reach the server in another.
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    scope.go(T0 + 60); // the early claim, still out
+    const later = scope.go(T0 + 60);
+    // The later claim is answered first, remaining 1: the early one is still out, maybe not counted yet.
+    scope.answer(later, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(scope.state.anchor?.lateUnits).toBe(1);
+    // Its answer is due within a round trip and may free the unit: a claim now is told to ask
+    // again then, rather than booked after the reset (a booking never moves earlier).
+    expect(scope.claim(T0 + 115)).toMatchObject({ kind: "wait", why: expect.stringContaining("answers still out") });
+    // Once it is out longer than two round trips it no longer holds a claim back.
+    expect(scope.go(T0 + 200).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
+    // Its answer shows remaining 2: the server counted it before the later one, so remaining 1 holds it.
+    const fresh = new Scope();
+    const p2 = fresh.go(T0);
+    fresh.answer(p2, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    const e2 = fresh.go(T0 + 60);
+    const l2 = fresh.go(T0 + 60);
+    fresh.answer(l2, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    fresh.answer(e2, T0 + 112, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(fresh.state.anchor?.lateUnits).toBe(0);
+    expect(fresh.go(T0 + 120).atMs).toBe(T0 + 120);
+    // Counted after the later one (remaining 0): it was late indeed, and nothing is left until the reset.
+    const after = new Scope();
+    const p3 = after.go(T0);
+    after.answer(p3, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    const e3 = after.go(T0 + 60);
+    const l3 = after.go(T0 + 60);
+    after.answer(l3, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    after.answer(e3, T0 + 112, { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(after.state.anchor?.lateUnits).toBe(1);
+    expect(after.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
+  });
+
   it("a token bucket with a shown restore rate spends the request's cost and waits for just the points it lacks", () => {
     const scope = new Scope();
     const probe = scope.go(T0);
