@@ -143,6 +143,23 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   state.othersPerMs = Math.min(MAX_OTHERS_PER_MS, state.othersPerMs === 0 ? sample : state.othersPerMs * (1 - OTHERS_SMOOTHING) + sample * OTHERS_SMOOTHING);
 }
 
+/**
+ * The observed request reached the server before the reading's (the anchor's) did: its answer
+ * shows more remaining. Executions and processes sharing one state send in another order than
+ * their slots were granted, and their answers are applied in yet another. Told only where the
+ * count does not grow back by itself between the two: a fixed window before its reset, or (any
+ * window, while no one else is seen spending the budget) two requests sent within one round trip
+ * of each other; never a bucket, whose refill raises the count between any two answers.
+ */
+function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: Observation): boolean {
+  const budget = observation.budget;
+  if (observation.kind !== "ok" || !budget || state.refill === "bucket" || budget.remaining <= anchor.remaining) return false;
+  if (anchor.resetAtMs > 0 && observation.sentAtMs >= anchor.resetAtMs) return false;
+  if (state.refill === "fixed") return true;
+  // Where others are known to spend this budget, their units leaving a sliding window raise the count too.
+  return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
+}
+
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget): void {
   const previous = state.anchor;
   const sentAtMs = clampTime(observation.sentAtMs);
@@ -159,9 +176,12 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
     if (seq >= observation.seq) continue;
     lateUnits += state.slots.find(([, s]) => s === seq)?.[2] ?? 0;
   }
-  if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, budget.remaining, lateUnits);
-  inferWindow(state, observation, budget.remaining, resetAtMs);
-  state.anchor = { remaining: Math.max(0, budget.remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits };
+  // A later claim counted before the reading: the reading's count is the more recent one (and
+  // holds this claim), so it stays, and the anchor moves on to this claim's seq.
+  const remaining = previous && !afterPreviousReset && countedBeforeAnchor(state, previous, observation) ? previous.remaining : budget.remaining;
+  if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
+  inferWindow(state, observation, remaining, resetAtMs);
+  state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits };
 }
 
 /** A repeated lesson (the learned limit was still too high) keeps this share of it. */
@@ -304,22 +324,6 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   }
   if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs) state.windowStartMs = sentAtMs;
   state.okInWindow += units;
-}
-
-/**
- * A late claim (granted before the reading's claim, answered after it) whose answer shows more
- * remaining than the reading did was counted before it: the reading's count holds it already.
- * Executions and processes sharing one state send in another order than their slots were granted,
- * and holding such a claim back as late a second time loses a unit per claim at the window's end.
- * Only where the count does not grow back by itself between the two: a fixed window before its
- * reset, or (any window) two requests on the wire within one round trip of each other; never a
- * bucket, whose refill raises the count between any two answers.
- */
-function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: Observation): boolean {
-  const budget = observation.budget;
-  if (observation.kind !== "ok" || !budget || state.refill === "bucket" || budget.remaining <= anchor.remaining) return false;
-  if (anchor.resetAtMs > 0 && observation.sentAtMs >= anchor.resetAtMs) return false;
-  return state.refill === "fixed" || Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
 }
 
 /** Applies one answer (or its absence) to the scope's state. Pure. */

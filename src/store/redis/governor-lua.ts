@@ -735,6 +735,15 @@ local function unitsOfSeq(state, seq)
   return nil
 end
 
+-- observe.ts countedBeforeAnchor: the observed request reached the server before the anchor's (its answer shows more remaining).
+local function countedBeforeAnchor(state, anchor, observation)
+  local budget = observation.budget
+  if observation.kind ~= "ok" or budget == nil or state.refill == "bucket" or budget.remaining <= anchor.remaining then return false end
+  if anchor.resetAtMs > 0 and observation.sentAtMs >= anchor.resetAtMs then return false end
+  if state.refill == "fixed" then return true end
+  return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
+end
+
 local function applyAnchor(state, observation, budget)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -750,9 +759,12 @@ local function applyAnchor(state, observation, budget)
   for _, f in ipairs(state.inFlight) do
     if f[1] < observation.seq then lateUnits = lateUnits + (unitsOfSeq(state, f[1]) or 0) end
   end
-  if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, budget.remaining, lateUnits) end
-  inferWindow(state, observation, budget.remaining, resetAtMs)
-  state.anchor = { remaining = math.max(0, budget.remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits }
+  -- observe.ts: a later claim counted before the reading keeps the reading's (more recent) count.
+  local remaining = budget.remaining
+  if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
+  if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
+  inferWindow(state, observation, remaining, resetAtMs)
+  state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits }
 end
 
 -- The first lesson's units back in the log, timed at the throttled request's send (see observe.ts).
@@ -870,14 +882,6 @@ local function applyOk(state, observation, units)
   end
   if state.windowStartMs == 0 or sentAtMs < state.windowStartMs then state.windowStartMs = sentAtMs end
   state.okInWindow = state.okInWindow + units
-end
-
--- observe.ts countedBeforeAnchor: a late claim whose answer shows more remaining than the reading was counted before it.
-local function countedBeforeAnchor(state, anchor, observation)
-  local budget = observation.budget
-  if observation.kind ~= "ok" or budget == nil or state.refill == "bucket" or budget.remaining <= anchor.remaining then return false end
-  if anchor.resetAtMs > 0 and observation.sentAtMs >= anchor.resetAtMs then return false end
-  return state.refill == "fixed" or math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
 end
 
 local function observeInPlace(state, given, options)

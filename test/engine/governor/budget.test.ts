@@ -155,6 +155,23 @@ describe("spending from the server's count", () => {
     }
   });
 
+  it("a later claim whose answer shows more remaining than the reading was counted first: the reading's count stays", () => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    const first = scope.go(T0 + 60);
+    const second = scope.go(T0 + 60);
+    // The server counted the second first (2 left after it) and the first after (1 left), but the
+    // first's answer is applied first: the second's "2 left" is the older count.
+    scope.answer(first, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    scope.answer(second, T0 + 111, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(scope.state.anchor).toMatchObject({ remaining: 1, seq: second.seq, lateUnits: 0 });
+    // It taught no spending by others either (the drop from 2 to 1 was ours).
+    expect(scope.state).toMatchObject({ othersPerMs: 0, reserveUnits: 0 });
+    expect(scope.go(T0 + 120).atMs).toBe(T0 + 120);
+    expect(scope.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     const scope = new Scope();
