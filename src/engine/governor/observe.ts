@@ -155,6 +155,13 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
   const budget = observation.budget;
   if (observation.kind !== "ok" || !budget || state.refill === "bucket" || budget.remaining <= anchor.remaining) return false;
   if (anchor.resetAtMs > 0 && observation.sentAtMs >= anchor.resetAtMs) return false;
+  // A reset read in whole seconds can be up to a second late: a request sent in that last second
+  // may have been counted in the server's next window, where the count is back up. Only a window
+  // long against that second, and a reading naming the same reset, tells the two apart.
+  if (anchor.resetAtMs > 0 && observation.sentAtMs >= anchor.resetAtMs - ROUNDING_MS) {
+    const windowMs = state.windowMs;
+    if (windowMs === null || windowMs <= 2 * ROUNDING_MS || budget.resetAtMs === null || Math.abs(budget.resetAtMs - anchor.resetAtMs) >= windowMs / 2) return false;
+  }
   if (state.refill === "fixed") return true;
   // Where others are known to spend this budget, their units leaving a sliding window raise the count too.
   return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;

@@ -172,6 +172,27 @@ describe("spending from the server's count", () => {
     expect(scope.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
   });
 
+  it("a higher count sent in the last second before a whole-second reset may be the next window's: it is read as shown", () => {
+    const scope = new Scope();
+    const probe = scope.go(T0);
+    // A 1 s window whose reset the server rounds up: the reading says T0 + 1000, the window may end sooner.
+    scope.answer(probe, T0 + 20, { budget: shown({ remaining: 3, limit: 10, resetAtMs: T0 + 1000, windowMs: null }) });
+    const first = scope.go(T0 + 30);
+    const second = scope.go(T0 + 30);
+    scope.answer(first, T0 + 50, { budget: shown({ remaining: 1, limit: 10, resetAtMs: T0 + 1000, windowMs: null }) });
+    scope.answer(second, T0 + 51, { budget: shown({ remaining: 9, limit: 10, resetAtMs: T0 + 1000, windowMs: null }) });
+    expect(scope.state.anchor).toMatchObject({ remaining: 9, seq: second.seq });
+    // In a long window whose readings name the same reset, the last second before it tells them apart.
+    const long = new Scope();
+    const p2 = long.go(T0);
+    long.answer(p2, T0 + 20, { budget: shown({ remaining: 3, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }) });
+    const a = long.go(T0 + 30);
+    const b = long.go(T0 + 30);
+    long.answer(a, T0 + 50, { budget: shown({ remaining: 1, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }) });
+    long.answer(b, T0 + 51, { budget: shown({ remaining: 2, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }) });
+    expect(long.state.anchor).toMatchObject({ remaining: 1, seq: b.seq });
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     const scope = new Scope();
