@@ -616,6 +616,37 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     ]);
   });
 
+  it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
+    const both = new SideBySide(raw, server.url, "bound:", T0);
+    try {
+      const scope = "api|fixed";
+      const budget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const reset1 = T0 + 10_000;
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, answer(seqOf(probe), T0, "ok", budget(99, reset1)));
+      both.nowMs = reset1;
+      const first = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, answer(seqOf(first), reset1, "ok", budget(99, reset1 + 10_000)));
+      both.nowMs = reset1 + 100;
+      const ours: number[] = [];
+      for (let i = 0; i < 20; i++) ours.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
+      both.nowMs += 50;
+      for (let i = 0; i < 19; i++) await both.observe(scope, answer(ours[i]!, reset1 + 100, "ok", budget(98 - i, reset1 + 10_000)));
+      // A reading too high for what the server counted, written on both sides alike.
+      const state = roundTrip(both.memory.snapshot().get(scope)) as Record<string, unknown> & { anchor: Record<string, unknown> };
+      const raised = { ...state, anchor: { ...state.anchor, remaining: 95, lateUnits: 0 } };
+      expect(both.memory.load({ [scope]: raised })).toEqual([]);
+      await raw.set(both.redis.keyOf(scope), JSON.stringify(raised));
+      both.nowMs = reset1 + 400;
+      await both.observe(scope, answer(ours[19]!, reset1 + 300, "ok", budget(79, reset1 + 10_000)));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", othersPerMs: 0, reserveUnits: 0 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {

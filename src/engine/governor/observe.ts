@@ -135,7 +135,15 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   // be in its count, and must not be read as others' spending.
   let maybeOurs = lateUnits;
   for (const [atMs, seq, units] of state.slots) if (seq > observation.seq && atMs <= observation.nowMs) maybeOurs += units;
-  const othersUnits = Math.max(0, refilled - ours - maybeOurs - remaining);
+  let othersUnits = Math.max(0, refilled - ours - maybeOurs - remaining);
+  // In a fixed window the server's count since the window began holds at most what others spent
+  // plus what we started in it: whatever order our requests reached it in, no more is theirs.
+  if (othersUnits > 0 && state.refill === "fixed" && limit !== null && windowMs !== null && previous.resetAtMs > 0) {
+    const windowStartMs = previous.resetAtMs - windowMs - ROUNDING_MS;
+    let oursInWindow = 0;
+    for (const [atMs, , units] of state.slots) if (atMs >= windowStartMs && atMs <= observation.nowMs) oursInWindow += units;
+    othersUnits = Math.min(othersUnits, Math.max(0, limit - remaining - oursInWindow));
+  }
   const sample = othersUnits / elapsedMs;
   // What others spent unseen between two readings within one window is what they may take from
   // under the next claim too (executions that loaded the same stale state): keep it in reserve.

@@ -721,6 +721,15 @@ local function learnOthers(state, previous, observation, remaining, lateUnits)
   local refilled = previous.remaining
   if state.refill == "bucket" and limit ~= nil and windowMs ~= nil then refilled = math.min(limit, previous.remaining + (limit / windowMs) * elapsedMs) end
   local othersUnits = math.max(0, refilled - ours - maybeOurs - remaining)
+  -- observe.ts: in a fixed window, the count since it began bounds others' spending by what we started in it.
+  if othersUnits > 0 and state.refill == "fixed" and limit ~= nil and windowMs ~= nil and previous.resetAtMs > 0 then
+    local windowStartMs = previous.resetAtMs - windowMs - ROUNDING_MS
+    local oursInWindow = 0
+    for _, s in ipairs(state.slots) do
+      if s[1] >= windowStartMs and s[1] <= observation.nowMs then oursInWindow = oursInWindow + s[3] end
+    end
+    othersUnits = math.min(othersUnits, math.max(0, limit - remaining - oursInWindow))
+  end
   local sample = othersUnits / elapsedMs
   if limit ~= nil and windowMs ~= nil and elapsedMs <= windowMs then state.reserveUnits = math.min(limit / 2, math.max(state.reserveUnits, othersUnits)) end
   local smoothed

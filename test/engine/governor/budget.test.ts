@@ -193,6 +193,26 @@ describe("spending from the server's count", () => {
     expect(long.state.anchor).toMatchObject({ remaining: 1, seq: b.seq });
   });
 
+  it("in a fixed window, others' spending is never more than the count since the window began less what we started in it", () => {
+    const scope = new Scope();
+    const reset1 = T0 + 10_000;
+    const probe = scope.go(T0);
+    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 }) });
+    // The next window comes back in full: a fixed window of 10 s.
+    const first = scope.go(reset1);
+    scope.answer(first, reset1 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 + 10_000 }) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 10_000 });
+    const ours = Array.from({ length: 20 }, () => scope.go(reset1 + 100));
+    ours.slice(0, 19).forEach((claim, i) => scope.answer(claim, reset1 + 150, { budget: shown({ remaining: 98 - i, limit: 100, resetAtMs: reset1 + 10_000 }) }));
+    expect(scope.state).toMatchObject({ othersPerMs: 0, reserveUnits: 0 });
+    // A reading too high for what the server counted (answers applied in another order than the
+    // server counted them, by executions sharing this state)...
+    scope.state.anchor = { ...scope.state.anchor!, remaining: 95, lateUnits: 0 };
+    // ...then 21 of ours counted (the first, and the 20 started since): 79 left. 95 - 79 is not others'.
+    scope.answer(ours[19]!, reset1 + 400, { sentAtMs: reset1 + 300, budget: shown({ remaining: 79, limit: 100, resetAtMs: reset1 + 10_000 }) });
+    expect(scope.state).toMatchObject({ othersPerMs: 0, reserveUnits: 0 });
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     const scope = new Scope();
