@@ -54,6 +54,26 @@ describe("the built component (npm run build)", () => {
     expect(stdout).toMatch(/^[0-9a-f]{40}$/m);
   }, 120_000);
 
+  it("carries what the designer shows: examplePayload and performSafety on every action, outputSchema on every branching one, a comment on every Send Request input, an example or placeholder on its text inputs, labelled picklists", () => {
+    type BundleInput = { key: string; type: string; comments?: string; example?: string; placeholder?: string; model?: Array<{ label: string; value: string }> };
+    type BundleAction = { examplePayload?: unknown; performSafety?: string; outputSchema?: unknown; allowsBranching?: boolean; inputs: BundleInput[] };
+    const bundle = createRequire(__filename)(join(dist, "index.js")) as { default: { actions: Record<string, BundleAction> } };
+    const actions = Object.entries(bundle.default.actions);
+    expect(actions.length).toBeGreaterThanOrEqual(7);
+    for (const [key, action] of actions) {
+      expect(action.examplePayload, key).toBeDefined();
+      expect(["SAFE", "NOT_ALLOWED"], key).toContain(action.performSafety);
+      if (action.allowsBranching) expect(action.outputSchema, key).toBeDefined();
+    }
+    for (const input of bundle.default.actions.sendRequest!.inputs) {
+      expect(input.comments, input.key).toBeTruthy();
+      if (input.type === "string" && !input.model) expect(input.example ?? input.placeholder, input.key).toBeTruthy();
+      for (const option of input.model ?? []) expect(option.label, `${input.key}: ${option.value}`).not.toBe("");
+    }
+    const provider = bundle.default.actions.sendRequest!.inputs.find((input) => input.key === "provider")!;
+    expect(provider.model!.find((option) => option.value === "github")?.label).toBe("GitHub REST and GraphQL");
+  });
+
   it("answers through spectral's harness from the bundle: one inline wait, then Success", async () => {
     const bundle = createRequire(__filename)(join(dist, "index.js")) as { default: Parameters<typeof testing.createHarness>[0] };
     const harness = testing.createHarness(bundle.default);
