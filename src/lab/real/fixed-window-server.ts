@@ -4,8 +4,10 @@
  * rounded up) and X-RateLimit-Limit/-Remaining/-Reset (epoch seconds) on every answer. It records
  * when each request arrived and whether it was throttled.
  */
+import { fork } from "node:child_process";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 
 export interface Arrival {
   atMs: number;
@@ -58,6 +60,36 @@ export async function startFixedWindowServer(options: { limit: number; windowMs:
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * The same API in a child process (fixed-window-child.ts): its clock and event loop are not paused
+ * with the caller's. `arrivals` is filled when close() has resolved.
+ */
+export async function startFixedWindowServerProcess(options: { limit: number; windowMs: number; latencyMs?: number }): Promise<FixedWindowServer> {
+  const child = fork(path.join(__dirname, "fixed-window-child.ts"), [String(options.limit), String(options.windowMs), String(options.latencyMs ?? 0)], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+  });
+  const arrivals: Arrival[] = [];
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once("message", (message: { kind: string; url?: string }) => (message.kind === "listening" && message.url ? resolve(message.url) : reject(new Error("the API process did not start"))));
+    child.once("exit", (code) => reject(new Error(`the API process exited with code ${code} before listening`)));
+  });
+  return {
+    url,
+    arrivals,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        child.once("message", (message: { kind: string; arrivals?: Arrival[] }) => {
+          if (message.kind === "closed" && message.arrivals) arrivals.push(...message.arrivals);
+          resolve();
+        });
+        child.once("exit", () => resolve());
+        child.once("error", reject);
+        child.send({ kind: "close" });
       }),
   };
 }
