@@ -63,8 +63,18 @@ function grant(state: GovernorState, atMs: number, units: number, probe: boolean
   return { kind: "go", atMs: startMs, seq, probe, why };
 }
 
+/**
+ * A probe whose answer is this late is taken as lost, though its lease runs on: its answer may
+ * never reach this state (it was recorded elsewhere while the shared store was down, or the
+ * process died), and holding every other request for the rest of a 30 s lease costs whole windows.
+ * Ten round trips, and at least 2 s; a slow API costs one more probe per such period, no more.
+ */
+function probeOverdueMs(state: GovernorState): number {
+  return Math.max(2000, 10 * (state.rttMs || 100));
+}
+
 function heldByProbe(state: GovernorState, nowMs: number): ClaimResult | null {
-  if (!state.probe || state.probe.untilMs <= nowMs) return null;
+  if (!state.probe || state.probe.untilMs <= nowMs || nowMs >= state.probe.atMs + probeOverdueMs(state)) return null;
   // No use asking before the probe can have answered; a store that notifies wakes the waiter sooner.
   const answerExpectedMs = Math.max(nowMs, state.probe.atMs + (state.rttMs || 100));
   return { kind: "wait", untilMs: Math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why: "one request is probing the scope; the others wait for its answer" };

@@ -551,8 +551,13 @@ local function grant(state, atMs, units, probe, why, options)
   return { kind = "go", atMs = startMs, seq = seq, probe = probe, why = why }
 end
 
+-- claim.ts probeOverdueMs: a probe this late is taken as lost, though its lease runs on.
+local function probeOverdueMs(state)
+  return math.max(2000, 10 * rttOr100(state))
+end
+
 local function heldByProbe(state, nowMs)
-  if not state.probe or state.probe.untilMs <= nowMs then return nil end
+  if not state.probe or state.probe.untilMs <= nowMs or nowMs >= state.probe.atMs + probeOverdueMs(state) then return nil end
   local answerExpectedMs = math.max(nowMs, state.probe.atMs + rttOr100(state))
   return { kind = "wait", untilMs = math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why = "one request is probing the scope; the others wait for its answer" }
 end

@@ -40,7 +40,7 @@ describe("the breaker", () => {
     const floorMs = T0 + 102 + 5000;
     const probe = scope.go(T0 + 200);
     expect(probe).toMatchObject({ probe: true, atMs: floorMs });
-    for (const atMs of [T0 + 201, floorMs, floorMs + 40, floorMs + 20_000]) {
+    for (const atMs of [T0 + 201, floorMs, floorMs + 40, floorMs + 1_900]) {
       const held = scope.claim(atMs);
       expect(held.kind).toBe("wait");
     }
@@ -89,12 +89,15 @@ describe("the breaker", () => {
     expect(scope.claim(probe.atMs + 10_000, probe.atMs + HOUR_MS)).toMatchObject({ kind: "go", probe: true, atMs: probe.atMs + 10_000 });
   });
 
-  it("a probe whose claimant never reports frees the others at the end of its lease", () => {
+  it("a probe whose claimant never reports is taken as lost once its answer is overdue (ten round trips, at least 2 s), not at the end of its lease: one more probe goes", () => {
     const { scope, out } = busyScope(3, 3);
     out.forEach((granted, i) => scope.throttle(granted, T0 + 100 + i, 5000));
     const probe = scope.go(T0 + 200);
-    expect(scope.claim(probe.atMs + scope.options.leaseMs - 1).kind).toBe("wait");
-    expect(scope.claim(probe.atMs + scope.options.leaseMs)).toMatchObject({ kind: "go", probe: true });
+    const overdueMs = Math.max(2000, 10 * (scope.state.rttMs || 100));
+    expect(overdueMs).toBeLessThan(scope.options.leaseMs);
+    expect(scope.claim(probe.atMs + overdueMs - 1).kind).toBe("wait");
+    expect(scope.claim(probe.atMs + overdueMs)).toMatchObject({ kind: "go", probe: true });
+    expect(scope.claim(probe.atMs + overdueMs + 1).kind).toBe("wait");
   });
 
   // Found by the governor fuzz target: a probe (cold scope or open breaker) was granted at the
