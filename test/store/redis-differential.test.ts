@@ -647,6 +647,35 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a throttle explained by our own starts filling a fixed window teaches no reserve", async () => {
+    const both = new SideBySide(raw, server.url, "own:", T0);
+    try {
+      const scope = "api|fixed";
+      const budget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const reset1 = T0 + 10_000;
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, answer(seqOf(probe), T0, "ok", budget(99, reset1)));
+      both.nowMs = reset1;
+      const first = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, answer(seqOf(first), reset1, "ok", budget(99, reset1 + 10_000)));
+      both.nowMs = reset1 + 100;
+      for (let i = 0; i < 99; i++) await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      // One grant too many, written on both sides alike (another process's grant from an older reading).
+      const state = roundTrip(both.memory.snapshot().get(scope)) as Record<string, unknown> & { seq: number; slots: number[][]; inFlight: number[][] };
+      const extraSeq = state.seq + 1;
+      const extra = { ...state, seq: extraSeq, slots: [...state.slots, [reset1 + 100, extraSeq, 1]], inFlight: [...state.inFlight, [extraSeq, reset1 + 30_000]] };
+      expect(both.memory.load({ [scope]: extra })).toEqual([]);
+      await raw.set(both.redis.keyOf(scope), JSON.stringify(extra));
+      both.nowMs = reset1 + 160;
+      await both.observe(scope, { ...answer(extraSeq, reset1 + 100, "throttled", budget(0, reset1 + 10_000)), waitMs: 9000, waitFromServer: true });
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", reserveUnits: 0 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {

@@ -274,6 +274,20 @@ function relearn(state: GovernorState, limit: number, admitted: number, resetAtM
 }
 
 /**
+ * In a fixed window, our own starts since it began already fill the limit: a throttle is then our
+ * own grant too many (executions or processes sharing one state, whose answers came in another
+ * order than the server counted them), not someone spending unseen, and teaches no reserve.
+ */
+function ownStartsFillWindow(state: GovernorState, anchor: Anchor, nowMs: number): boolean {
+  const { limit, windowMs } = state;
+  if (state.refill !== "fixed" || limit === null || windowMs === null || anchor.resetAtMs === 0 || nowMs >= anchor.resetAtMs) return false;
+  const windowStartMs = anchor.resetAtMs - windowMs;
+  let ours = 0;
+  for (const [atMs, , slotUnits] of state.slots) if (atMs >= windowStartMs && atMs <= nowMs) ours += slotUnits;
+  return ours >= limit;
+}
+
+/**
  * A throttle on a budget the server showed means the model let through what the server did not
  * have: someone spends it unseen. Keep one more unit for them (up to half the limit). Clean answers
  * give it back slowly (a window's worth of them returns one unit), so the reserve settles where
@@ -282,6 +296,7 @@ function relearn(state: GovernorState, limit: number, admitted: number, resetAtM
 function learnReserve(state: GovernorState, observation: Observation, units: number): void {
   if (state.anchor === null || state.limit === null) return;
   if (observation.kind === "throttled" && observation.limitType !== "quota") {
+    if (ownStartsFillWindow(state, state.anchor, observation.nowMs)) return;
     state.reserveUnits = Math.min(state.limit / 2, state.reserveUnits + units);
   } else if (observation.kind === "ok" && state.reserveUnits > 0) {
     state.reserveUnits = Math.max(0, state.reserveUnits - units / state.limit);

@@ -845,9 +845,23 @@ local function learnFromThrottle(state, observation)
   end
 end
 
+-- observe.ts ownStartsFillWindow: in a fixed window, our own starts since it began fill the limit.
+local function ownStartsFillWindow(state, anchor, nowMs)
+  local limit = state.limit
+  local windowMs = state.windowMs
+  if state.refill ~= "fixed" or limit == nil or windowMs == nil or anchor.resetAtMs == 0 or nowMs >= anchor.resetAtMs then return false end
+  local windowStartMs = anchor.resetAtMs - windowMs
+  local ours = 0
+  for _, s in ipairs(state.slots) do
+    if s[1] >= windowStartMs and s[1] <= nowMs then ours = ours + s[3] end
+  end
+  return ours >= limit
+end
+
 local function learnReserve(state, observation, units)
   if state.anchor == nil or state.limit == nil then return end
   if observation.kind == "throttled" and observation.limitType ~= "quota" then
+    if ownStartsFillWindow(state, state.anchor, observation.nowMs) then return end
     state.reserveUnits = math.min(state.limit / 2, state.reserveUnits + units)
   elseif observation.kind == "ok" and state.reserveUnits > 0 then
     state.reserveUnits = math.max(0, state.reserveUnits - units / state.limit)

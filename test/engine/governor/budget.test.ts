@@ -213,6 +213,29 @@ describe("spending from the server's count", () => {
     expect(scope.state).toMatchObject({ othersPerMs: 0, reserveUnits: 0 });
   });
 
+  it("in a fixed window our own starts already filling the limit: a throttle is our grant too many and teaches no reserve", () => {
+    const learn = (ownStarts: number) => {
+      const scope = new Scope();
+      const reset1 = T0 + 10_000;
+      scope.answer(scope.go(T0), T0 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 }) });
+      scope.answer(scope.go(reset1), reset1 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 + 10_000 }) });
+      expect(scope.state.refill).toBe("fixed");
+      const out = Array.from({ length: ownStarts }, () => scope.go(reset1 + 100));
+      expect(out.every((granted) => granted.atMs < reset1 + 10_000)).toBe(true);
+      // One grant too many, as another process sharing this state can add from an older reading.
+      const extraSeq = scope.state.seq + 1;
+      scope.state.seq = extraSeq;
+      scope.state.slots.push([reset1 + 100, extraSeq, 1]);
+      scope.state.inFlight.push([extraSeq, reset1 + 30_000]);
+      scope.throttle({ seq: extraSeq, atMs: reset1 + 100 }, reset1 + 160, 9000, { budget: shown({ remaining: 0, limit: 100, resetAtMs: reset1 + 10_000 }) });
+      return scope.state.reserveUnits;
+    };
+    // 1 + 99 of ours counted in the window, and ours the one too many: the server's 100 are all ours.
+    expect(learn(99)).toBe(0);
+    // 1 + 50 of ours and the window is spent: someone else spent the rest, and a reserve is kept for them.
+    expect(learn(50)).toBeGreaterThan(0);
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     const scope = new Scope();
