@@ -319,6 +319,26 @@ function seqOf(result: ClaimResult): number {
   return result.seq;
 }
 
+/** A fixed window of 100 per 10 s, learned on both sides: a probe at T0, and the first answer after the reset at reset1. */
+const reset1 = T0 + 10_000;
+const fixedBudget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+
+async function learnFixedWindow(both: SideBySide, scope: string): Promise<void> {
+  const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  both.nowMs += 50;
+  await both.observe(scope, answer(seqOf(probe), T0, "ok", fixedBudget(99, reset1)));
+  both.nowMs = reset1;
+  const first = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  both.nowMs += 50;
+  await both.observe(scope, answer(seqOf(first), reset1, "ok", fixedBudget(99, reset1 + 10_000)));
+}
+
+/** A state written on both sides alike (as another process would write it). */
+async function writeBoth(raw: RawClient, both: SideBySide, scope: string, value: unknown): Promise<void> {
+  expect(both.memory.load({ [scope]: value })).toEqual([]);
+  await raw.set(both.redis.keyOf(scope), JSON.stringify(value));
+}
+
 function omit(value: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...value };
   delete copy[key];
@@ -620,27 +640,18 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {
       const scope = "api|fixed";
-      const budget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
-      const reset1 = T0 + 10_000;
-      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 50;
-      await both.observe(scope, answer(seqOf(probe), T0, "ok", budget(99, reset1)));
-      both.nowMs = reset1;
-      const first = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 50;
-      await both.observe(scope, answer(seqOf(first), reset1, "ok", budget(99, reset1 + 10_000)));
+      await learnFixedWindow(both, scope);
       both.nowMs = reset1 + 100;
       const ours: number[] = [];
       for (let i = 0; i < 20; i++) ours.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
       both.nowMs += 50;
-      for (let i = 0; i < 19; i++) await both.observe(scope, answer(ours[i]!, reset1 + 100, "ok", budget(98 - i, reset1 + 10_000)));
+      for (let i = 0; i < 19; i++) await both.observe(scope, answer(ours[i]!, reset1 + 100, "ok", fixedBudget(98 - i, reset1 + 10_000)));
       // A reading too high for what the server counted, written on both sides alike.
       const state = roundTrip(both.memory.snapshot().get(scope)) as Record<string, unknown> & { anchor: Record<string, unknown> };
       const raised = { ...state, anchor: { ...state.anchor, remaining: 95, lateUnits: 0 } };
-      expect(both.memory.load({ [scope]: raised })).toEqual([]);
-      await raw.set(both.redis.keyOf(scope), JSON.stringify(raised));
+      await writeBoth(raw, both, scope, raised);
       both.nowMs = reset1 + 400;
-      await both.observe(scope, answer(ours[19]!, reset1 + 300, "ok", budget(79, reset1 + 10_000)));
+      await both.observe(scope, answer(ours[19]!, reset1 + 300, "ok", fixedBudget(79, reset1 + 10_000)));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", othersPerMs: 0, reserveUnits: 0 });
     } finally {
       await both.close();
@@ -651,25 +662,16 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "own:", T0);
     try {
       const scope = "api|fixed";
-      const budget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
-      const reset1 = T0 + 10_000;
-      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 50;
-      await both.observe(scope, answer(seqOf(probe), T0, "ok", budget(99, reset1)));
-      both.nowMs = reset1;
-      const first = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 50;
-      await both.observe(scope, answer(seqOf(first), reset1, "ok", budget(99, reset1 + 10_000)));
+      await learnFixedWindow(both, scope);
       both.nowMs = reset1 + 100;
       for (let i = 0; i < 99; i++) await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
       // One grant too many, written on both sides alike (another process's grant from an older reading).
       const state = roundTrip(both.memory.snapshot().get(scope)) as Record<string, unknown> & { seq: number; slots: number[][]; inFlight: number[][] };
       const extraSeq = state.seq + 1;
       const extra = { ...state, seq: extraSeq, slots: [...state.slots, [reset1 + 100, extraSeq, 1]], inFlight: [...state.inFlight, [extraSeq, reset1 + 30_000]] };
-      expect(both.memory.load({ [scope]: extra })).toEqual([]);
-      await raw.set(both.redis.keyOf(scope), JSON.stringify(extra));
+      await writeBoth(raw, both, scope, extra);
       both.nowMs = reset1 + 160;
-      await both.observe(scope, { ...answer(extraSeq, reset1 + 100, "throttled", budget(0, reset1 + 10_000)), waitMs: 9000, waitFromServer: true });
+      await both.observe(scope, { ...answer(extraSeq, reset1 + 100, "throttled", fixedBudget(0, reset1 + 10_000)), waitMs: 9000, waitFromServer: true });
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", reserveUnits: 0 });
     } finally {
       await both.close();

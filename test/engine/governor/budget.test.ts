@@ -193,15 +193,18 @@ describe("spending from the server's count", () => {
     expect(long.state.anchor).toMatchObject({ remaining: 1, seq: b.seq });
   });
 
-  it("in a fixed window, others' spending is never more than the count since the window began less what we started in it", () => {
+  /** 100 per 10 s: a probe's reading at T0, then the next window back in full at reset1 (a fixed window of 10 s). */
+  const fixedWindowOf100Per10s = () => {
     const scope = new Scope();
     const reset1 = T0 + 10_000;
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 }) });
-    // The next window comes back in full: a fixed window of 10 s.
-    const first = scope.go(reset1);
-    scope.answer(first, reset1 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 + 10_000 }) });
+    scope.answer(scope.go(T0), T0 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 }) });
+    scope.answer(scope.go(reset1), reset1 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 + 10_000 }) });
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 10_000 });
+    return { scope, reset1 };
+  };
+
+  it("in a fixed window, others' spending is never more than the count since the window began less what we started in it", () => {
+    const { scope, reset1 } = fixedWindowOf100Per10s();
     const ours = Array.from({ length: 20 }, () => scope.go(reset1 + 100));
     ours.slice(0, 19).forEach((claim, i) => scope.answer(claim, reset1 + 150, { budget: shown({ remaining: 98 - i, limit: 100, resetAtMs: reset1 + 10_000 }) }));
     expect(scope.state).toMatchObject({ othersPerMs: 0, reserveUnits: 0 });
@@ -215,11 +218,7 @@ describe("spending from the server's count", () => {
 
   it("in a fixed window our own starts already filling the limit: a throttle is our grant too many and teaches no reserve", () => {
     const learn = (ownStarts: number) => {
-      const scope = new Scope();
-      const reset1 = T0 + 10_000;
-      scope.answer(scope.go(T0), T0 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 }) });
-      scope.answer(scope.go(reset1), reset1 + 50, { budget: shown({ remaining: 99, limit: 100, resetAtMs: reset1 + 10_000 }) });
-      expect(scope.state.refill).toBe("fixed");
+      const { scope, reset1 } = fixedWindowOf100Per10s();
       const out = Array.from({ length: ownStarts }, () => scope.go(reset1 + 100));
       expect(out.every((granted) => granted.atMs < reset1 + 10_000)).toBe(true);
       // One grant too many, as another process sharing this state can add from an older reading.
@@ -238,39 +237,32 @@ describe("spending from the server's count", () => {
 
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    scope.go(T0 + 60); // the early claim, still out
-    const later = scope.go(T0 + 60);
-    // The later claim is answered first, remaining 1: the early one is still out, maybe not counted yet.
-    scope.answer(later, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    expect(scope.state.anchor?.lateUnits).toBe(1);
+    // 3 left; two claims; the later one is answered first, remaining 1: the early one is still out, maybe not counted yet.
+    const lateClaim = () => {
+      const scope = new Scope();
+      scope.answer(scope.go(T0), T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      const early = scope.go(T0 + 60);
+      const later = scope.go(T0 + 60);
+      scope.answer(later, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      expect(scope.state.anchor?.lateUnits).toBe(1);
+      return { scope, early };
+    };
+    const { scope } = lateClaim();
     // Its answer is due within a round trip and may free the unit: a claim now is told to ask
     // again then, rather than booked after the reset (a booking never moves earlier).
     expect(scope.claim(T0 + 115)).toMatchObject({ kind: "wait", why: expect.stringContaining("answers still out") });
     // Once it is out longer than two round trips it no longer holds a claim back.
     expect(scope.go(T0 + 200).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
     // Its answer shows remaining 2: the server counted it before the later one, so remaining 1 holds it.
-    const fresh = new Scope();
-    const p2 = fresh.go(T0);
-    fresh.answer(p2, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    const e2 = fresh.go(T0 + 60);
-    const l2 = fresh.go(T0 + 60);
-    fresh.answer(l2, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    fresh.answer(e2, T0 + 112, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    expect(fresh.state.anchor?.lateUnits).toBe(0);
-    expect(fresh.go(T0 + 120).atMs).toBe(T0 + 120);
+    const fresh = lateClaim();
+    fresh.scope.answer(fresh.early, T0 + 112, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(fresh.scope.state.anchor?.lateUnits).toBe(0);
+    expect(fresh.scope.go(T0 + 120).atMs).toBe(T0 + 120);
     // Counted after the later one (remaining 0): it was late indeed, and nothing is left until the reset.
-    const after = new Scope();
-    const p3 = after.go(T0);
-    after.answer(p3, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    const e3 = after.go(T0 + 60);
-    const l3 = after.go(T0 + 60);
-    after.answer(l3, T0 + 110, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    after.answer(e3, T0 + 112, { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
-    expect(after.state.anchor?.lateUnits).toBe(1);
-    expect(after.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
+    const after = lateClaim();
+    after.scope.answer(after.early, T0 + 112, { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(after.scope.state.anchor?.lateUnits).toBe(1);
+    expect(after.scope.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
   });
 
   it("a token bucket with a shown restore rate spends the request's cost and waits for just the points it lacks", () => {
