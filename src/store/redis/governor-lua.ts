@@ -756,7 +756,8 @@ local function countedBeforeAnchor(state, anchor, observation)
   if anchor.resetAtMs > 0 and observation.sentAtMs >= anchor.resetAtMs then return false end
   if anchor.resetAtMs > 0 and observation.sentAtMs >= anchor.resetAtMs - ROUNDING_MS then
     local windowMs = state.windowMs
-    if windowMs == nil or windowMs <= 2 * ROUNDING_MS or budget.resetAtMs == nil or math.abs(budget.resetAtMs - anchor.resetAtMs) >= windowMs / 2 then return false end
+    local shownResetMs = nn(budget.resetAtMs)
+    if windowMs == nil or windowMs <= 2 * ROUNDING_MS or shownResetMs == nil or math.abs(shownResetMs - anchor.resetAtMs) >= windowMs / 2 then return false end
   end
   if state.refill == "fixed" then return true end
   return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
