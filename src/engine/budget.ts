@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_SERVER_WAIT_MS, isoAt } from "./time";
+import { DEFAULT_MAX_SERVER_WAIT_MS, epochOfIso, isoAt } from "./time";
 import type { Verdict } from "./types";
 
 /**
@@ -26,7 +26,7 @@ export function budgetNotBefore(verdict: Verdict, budgetThreshold: number, nowMs
   const at = (waitMs: number): string | null => (Number.isFinite(waitMs) && waitMs >= 0 && waitMs <= maxWaitMs ? isoAt(nowMs + Math.ceil(waitMs)) : null);
   if (budget.restorePerSecond !== undefined && budget.restorePerSecond > 0) return at((deficit / budget.restorePerSecond) * 1000);
   if (budget.resetAt !== null) {
-    const resetMs = Date.parse(budget.resetAt);
+    const resetMs = epochOfIso(budget.resetAt);
     return Number.isFinite(resetMs) ? at(Math.max(0, resetMs - nowMs)) : null;
   }
   if (budget.windowMs !== undefined && budget.windowMs > 0 && budget.limit !== null && budget.limit > 0) {

@@ -3,7 +3,7 @@ import type { Dialect } from "./dialect";
 import { dialectById, dialectForHost, generic } from "./dialects";
 import { interpretGeneric } from "./dialects/generic";
 import { readExplicitWaits, type Wait } from "./signals";
-import { DEFAULT_MAX_SERVER_WAIT_MS, describeDuration, saturatingWholeMs } from "./time";
+import { DEFAULT_MAX_SERVER_WAIT_MS, describeDuration, epochOfIso, saturatingWholeMs } from "./time";
 import type { Budget, ClassifyInput, ClassifyOptions, Interpretation, ScopeParts, Verdict } from "./types";
 
 /** Picks the dialect: the one named by the caller, else the one that claims the host. */
@@ -88,7 +88,7 @@ function settleWait(ctx: SignalContext, interpretation: Interpretation, maxServe
 /** A budget whose reset lies beyond the cap keeps its counts but not that reset (nothing would pace to it). */
 function cappedBudget(ctx: SignalContext, budget: Budget | null, maxServerWaitMs: number): Budget | null {
   if (!budget || budget.resetAt === null) return budget;
-  const resetInMs = Date.parse(budget.resetAt) - ctx.nowMs;
+  const resetInMs = epochOfIso(budget.resetAt) - ctx.nowMs;
   if (!(resetInMs > maxServerWaitMs)) return budget;
   ctx.ignore(`${budget.source} reset`, budget.resetAt, `lies ${describeDuration(resetInMs)} ahead, beyond the cap of ${describeDuration(maxServerWaitMs)}; not used for pacing`);
   return { ...budget, resetAt: null };

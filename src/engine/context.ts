@@ -31,13 +31,18 @@ function headerText(value: unknown): string | undefined {
   return undefined;
 }
 
+/** A name with no upper-case letter needs no lower-casing. */
+const LOWER = /^[^A-Z]*$/;
+
 export function normaliseHeaders(headers: HeaderInput | undefined): Map<string, string> {
   const map = new Map<string, string>();
   if (!headers || typeof headers !== "object") return map;
-  for (const [name, value] of Object.entries(headers)) {
-    const text = headerText(value);
+  // Object.keys rather than Object.entries: no [name, value] array per header on a per-answer path.
+  const source = headers as Record<string, unknown>;
+  for (const name of Object.keys(source)) {
+    const text = headerText(source[name]);
     if (text === undefined) continue;
-    const key = name.toLowerCase();
+    const key = LOWER.test(name) ? name : name.toLowerCase();
     const previous = map.get(key);
     map.set(key, previous === undefined ? text.trim() : `${previous}, ${text.trim()}`);
   }
@@ -108,8 +113,6 @@ export function readUrl(url: string | undefined): { host: string; path: string }
  */
 const SECOND_MS = 1000;
 
-/** A name with no upper-case letter needs no lower-casing. */
-const LOWER = /^[^A-Z]*$/;
 
 class ResponseContext implements SignalContext {
   readonly method: string;

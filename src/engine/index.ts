@@ -14,7 +14,7 @@ export { readGraphqlOperation, isGraphqlReadOnly } from "./graphql-operation";
 export type { GraphqlReading, GraphqlOperationType } from "./graphql-operation";
 export { policyProblem } from "./plan";
 export { normaliseHost } from "./context";
-export { DEFAULT_MAX_SERVER_WAIT_MS } from "./time";
+export { DEFAULT_MAX_SERVER_WAIT_MS, epochOfIso } from "./time";
 export * from "./governor";
 export { observeServerDate, serverClockOffsetMs } from "./server-clock";
 export type { ServerClock } from "./server-clock";

@@ -113,17 +113,21 @@ export function readExplicitWaits(ctx: SignalContext): Wait | null {
   return longestWait(readRetryAfter(ctx), readDecimalHeader(ctx, "retry-after-ms", 1), readDecimalHeader(ctx, "x-amz-retry-after", 1));
 }
 
+const DIGITS = /^\d+$/;
+
 /** A plain non-negative integer header (a count), or null with a recorded reason. */
 export function readCount(ctx: SignalContext, headerName: string): number | null {
   const raw = ctx.header(headerName);
   if (raw === undefined) return null;
   // RateLimit-Limit of the old IETF drafts may carry a policy after the number ("10, 10;w=1").
-  const value = raw.split(",")[0]!.trim();
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+  const comma = raw.indexOf(",");
+  const value = (comma < 0 ? raw : raw.slice(0, comma)).trim();
+  const count = DIGITS.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(count)) {
     ctx.ignore(headerName, raw, "not a non-negative integer");
     return null;
   }
-  return Number(value);
+  return count;
 }
 
 /**

@@ -19,9 +19,27 @@ export function clampEpochMs(epochMs: number): number {
   return Math.min(MAX_EPOCH_MS, Math.max(-MAX_EPOCH_MS, epochMs));
 }
 
+/**
+ * The last instant isoAt wrote, so that reading it back (a budget's resetAt, read by classify's cap
+ * and by the governor for every answer that shows a budget) costs no second parse. A memo of one
+ * pair: the same text always means the same instant, so it changes no result.
+ */
+let lastIso = { epochMs: 0, textEpochMs: 0, text: "1970-01-01T00:00:00.000Z" };
+
 /** ISO 8601 text for an instant, clamped to the Date range: always valid, never throws. */
 export function isoAt(epochMs: number): string {
-  return new Date(clampEpochMs(epochMs)).toISOString();
+  const clamped = clampEpochMs(epochMs);
+  if (clamped === lastIso.epochMs) return lastIso.text;
+  const date = new Date(clamped);
+  const text = date.toISOString();
+  // The text holds whole milliseconds (a Date drops the fraction): reading it back gives getTime().
+  lastIso = { epochMs: clamped, textEpochMs: date.getTime(), text };
+  return text;
+}
+
+/** Epoch ms of an ISO 8601 instant (NaN when it is not one): Date.parse, skipped for the text isoAt last wrote. */
+export function epochOfIso(text: string): number {
+  return text === lastIso.text ? lastIso.textEpochMs : Date.parse(text);
 }
 
 /** A wait in ms rounded up to a whole millisecond; above Number.MAX_SAFE_INTEGER it saturates there. */
