@@ -29,6 +29,8 @@ export interface ClientContext {
   redactor: Redactor;
   /** The credential's keyed fingerprint, once the store's salt is known. */
   fingerprint?: Promise<string>;
+  /** Base scopes already made, by provider and host (the fingerprint and salt are fixed per client). */
+  baseScopes: Map<string, string>;
   /** Per host, the server's clock as its Date headers showed it (engine/server-clock.ts). */
   serverClocks: Map<string, ServerClock>;
 }
@@ -82,6 +84,7 @@ export function createContext(options: ThrottleClientOptions): ClientContext {
     secrets,
     credentialMaterial,
     redactor,
+    baseScopes: new Map(),
     serverClocks: new Map(),
   };
 }

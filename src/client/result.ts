@@ -6,6 +6,7 @@
 import { isAxiosError, type AxiosResponse } from "axios";
 import { abortError } from "./clock";
 import { ResponseTooLargeError, ThrottleDeferredError, WriteOutcomeUnknownError } from "./errors";
+import { logPath } from "./prepare";
 import { LongWait, plainHeaders, type RequestRun } from "./run";
 import type { ThrottleResult } from "./types";
 
@@ -48,8 +49,8 @@ export function failureResult(run: RequestRun, error: unknown): ThrottleResult {
   if (error instanceof Error && error.name === "AbortError") throw error;
   if (run.signal.aborted) throw abortError(run.signal);
   const settled = run.final;
-  if (settled?.kind === "write_unknown") throw new WriteOutcomeUnknownError({ method: req.method, path: req.path, code: settled.code });
-  if (settled?.kind === "too_large") throw new ResponseTooLargeError({ method: req.method, path: req.path, limitBytes: run.ctx.policy.maxResponseBytes });
+  if (settled?.kind === "write_unknown") throw new WriteOutcomeUnknownError({ method: req.method, path: logPath(req), code: settled.code });
+  if (settled?.kind === "too_large") throw new ResponseTooLargeError({ method: req.method, path: logPath(req), limitBytes: run.ctx.policy.maxResponseBytes });
   const response = isAxiosError(error) ? error.response : undefined;
   if (settled?.kind === "long_wait") return longWaitResult(run, settled.notBeforeMs, settled.reason, response);
   if (response && settled?.kind === "gave_up" && !run.lastVerdict?.retryable && !run.lastVerdict?.throttled) {
@@ -61,12 +62,12 @@ export function failureResult(run: RequestRun, error: unknown): ThrottleResult {
       outcome: response && response.status < 400 ? "http_error" : "gave_up",
       ...answerParts(run, response),
       ...(settled?.kind === "gave_up" && settled.notBefore ? { notBefore: settled.notBefore } : {}),
-      reason: req.redactor.text(settled?.kind === "gave_up" ? settled.reason : `${req.method} ${req.path} failed: ${(error as Error).message}`),
+      reason: req.redactor.text(settled?.kind === "gave_up" ? settled.reason : `${req.method} ${logPath(req)} failed: ${(error as Error).message}`),
       ...common(run),
     };
   }
   // Anything else (a bug, a thrown adapter error): never let it carry request config or secrets out.
-  const wrapped = new Error(req.redactor.text(`${req.method} ${req.path} failed: ${error instanceof Error ? error.message : String(error)}`));
+  const wrapped = new Error(req.redactor.text(`${req.method} ${logPath(req)} failed: ${error instanceof Error ? error.message : String(error)}`));
   wrapped.name = error instanceof Error ? error.name : "Error";
   throw wrapped;
 }

@@ -9,10 +9,10 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
-import type { PreparedRequest } from "./prepare";
+import { logPath, type PreparedRequest } from "./prepare";
 import { spansWholeApi } from "./scope";
 import type { AttemptRecord } from "./types";
 
@@ -44,16 +44,25 @@ declare module "axios" {
   }
 }
 
+/**
+ * An answer's headers as a plain object with lower-case names, in one pass. axios' AxiosHeaders
+ * keeps each header as an own enumerable property (its methods live on the prototype), so its own
+ * toJSON copy is not needed first; like toJSON, a header set to false (axios' "unset") is left out.
+ */
 export function plainHeaders(headers: unknown): Record<string, string> {
-  const source = headers && typeof (headers as { toJSON?: unknown }).toJSON === "function" ? (headers as { toJSON(): unknown }).toJSON() : headers;
   const out: Record<string, string> = {};
-  if (!source || typeof source !== "object") return out;
-  for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
-    if (value === undefined || value === null) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(", ") : String(value);
+  if (!headers || typeof headers !== "object") return out;
+  const source = headers as Record<string, unknown>;
+  for (const name of Object.keys(source)) {
+    const value = source[name];
+    if (value === undefined || value === null || value === false || typeof value === "function") continue;
+    out[LOWER_NAME.test(name) ? name : name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(", ") : String(value);
   }
   return out;
 }
+
+/** A header name with no upper-case letter (as Node gives every one) needs no lower-casing. */
+const LOWER_NAME = /^[^A-Z]*$/;
 
 /** The verdict for an attempt that got no answer: transient for reads, unknown outcome for writes. */
 function noAnswerVerdict(provider: string, code: string): Verdict {
@@ -351,7 +360,7 @@ export class RequestRun {
     const budget = verdict.budget;
     // A replayed answer (an idempotency key seen before) carries the original request's budget.
     if (!budget || replayed) return null;
-    const resetAtMs = budget.resetAt === null ? null : Date.parse(budget.resetAt);
+    const resetAtMs = budget.resetAt === null ? null : epochOfIso(budget.resetAt);
     return {
       remaining: Math.max(0, budget.remaining - this.ctx.budgetThreshold),
       limit: budget.limit,
@@ -399,7 +408,7 @@ export class RequestRun {
   log(fields: Record<string, unknown>): void {
     const { ctx, req } = this;
     if (!ctx.logger) return;
-    const line = JSON.stringify({ event: "throttle_decision", provider: req.provider, method: req.method, path: req.path, scope: req.governorScope, ...fields });
+    const line = JSON.stringify({ event: "throttle_decision", provider: req.provider, method: req.method, path: logPath(req), scope: req.governorScope, ...fields });
     ctx.logger.info(req.redactor.text(line));
   }
 }
