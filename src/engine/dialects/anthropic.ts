@@ -60,7 +60,7 @@ function interpretAnthropicRules(ctx: SignalContext): Interpretation {
       reason: `Anthropic rate limit (${type ?? ctx.status}); ${describeWait(wait)}.`,
     });
   }
-  return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
+  return withBudgetReason(ctx, interpretStatus(ctx, { retryAfter, budget, reset: null }, scope));
 }
 
 function interpretAnthropic(ctx: SignalContext): Interpretation {

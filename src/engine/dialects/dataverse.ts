@@ -51,7 +51,7 @@ function interpretDataverse(ctx: SignalContext): Interpretation {
       reason: `Dataverse service protection limit${known ? ` on ${known.what} (${code})` : ""}; ${describeWait(retryAfter)}.`,
     };
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+  return interpretStatus(ctx, { retryAfter, budget, reset: null }, scope);
 }
 
 export const dataverse: Dialect = {

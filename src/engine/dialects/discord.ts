@@ -60,7 +60,7 @@ function interpretDiscord(ctx: SignalContext): Interpretation {
       reason: `Discord ${kind} rate limit${bucket && !global ? ` (bucket ${bucket})` : ""}; ${describeWait(wait)}.`,
     });
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: family.reset }), scope };
+  return interpretStatus(ctx, { retryAfter, budget, reset: family.reset }, scope);
 }
 
 export const discord: Dialect = {

@@ -177,7 +177,7 @@ function interpret(ctx: SignalContext): Interpretation {
     // A bare 429 from a Google front end: still a rate limit, backed off exponentially.
     return { ...interpretStatus(ctx, signals), scope: error.scope, minWaitMs: base.minWaitMs, waitSource: base.waitSource };
   }
-  return { ...interpretStatus(ctx, signals), scope: error.scope };
+  return interpretStatus(ctx, signals, error.scope);
 }
 
 export const google: Dialect = {

@@ -72,7 +72,7 @@ function interpretHubspot(ctx: SignalContext): Interpretation {
   if (ctx.status === 429 || errorType === "RATE_LIMIT") {
     return burst(null, `rate limit (${ctx.status}${policy ? ` ${policy}` : ""})`);
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+  return interpretStatus(ctx, { retryAfter, budget, reset: null }, scope);
 }
 
 export const hubspot: Dialect = {

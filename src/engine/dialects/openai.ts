@@ -69,7 +69,7 @@ function interpretOpenaiRules(ctx: SignalContext): Interpretation {
       reason: `OpenAI rate limit${type === "tokens" || type === "requests" ? ` on ${type}` : ""} (${code ?? ctx.status}); ${describeWait(wait)}.`,
     });
   }
-  return withBudgetReason(ctx, { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope });
+  return withBudgetReason(ctx, interpretStatus(ctx, { retryAfter, budget, reset: null }, scope));
 }
 
 function interpretOpenai(ctx: SignalContext): Interpretation {

@@ -96,7 +96,7 @@ function interpretSalesforce(ctx: SignalContext): Interpretation {
       reason: `403 ${codes.length ? codes.join(", ") : "without REQUEST_LIMIT_EXCEEDED"}: an access error, not a rate limit.`,
     };
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset: null }), scope };
+  return interpretStatus(ctx, { retryAfter, budget, reset: null }, scope);
 }
 
 export const salesforce: Dialect = {

@@ -68,7 +68,7 @@ function interpretSlack(ctx: SignalContext): Interpretation {
     }
     return { ...base, throttled: false, retryable: false, limitType: "validation", minWaitMs: null, waitSource: null, reason: `Slack ${method ?? "method"} error ${what} (HTTP ${ctx.status}, ok:false): not a rate limit; retrying will not help.` };
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget: null, reset: null }), scope };
+  return interpretStatus(ctx, { retryAfter, budget: null, reset: null }, scope);
 }
 
 export const slack: Dialect = {

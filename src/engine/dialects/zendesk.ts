@@ -44,7 +44,7 @@ function interpretZendesk(ctx: SignalContext): Interpretation {
       reason: `Zendesk rate limit (429); ${describeWait(wait)}.`,
     });
   }
-  return { ...interpretStatus(ctx, { retryAfter, budget, reset }), scope };
+  return interpretStatus(ctx, { retryAfter, budget, reset }, scope);
 }
 
 export const zendesk: Dialect = {

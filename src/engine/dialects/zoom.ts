@@ -25,7 +25,7 @@ function interpret(ctx: SignalContext): Interpretation {
   const scope: Record<string, string> = {};
   if (category) scope.category = category;
   if (type) scope.type = type;
-  if (ctx.status !== 429) return { ...interpretStatus(ctx, signals), scope };
+  if (ctx.status !== 429) return interpretStatus(ctx, signals, scope);
 
   const message = asString(field(ctx.body, "message")) ?? ctx.bodyText;
   const typeKey = type?.toLowerCase();
