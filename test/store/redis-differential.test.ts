@@ -599,26 +599,25 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // A shown budget: 2 left; the later of two claims is answered first (1 left), the earlier
       // one then comes back as a replay (never counted): its unit is free again.
       const shown = (left: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs: both.nowMs + 60_000, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
-      const probe = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 20;
-      await both.observe("api|late", answer(seqOf(probe), both.nowMs - 20, "ok", shown(2)));
-      const early = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
-      const later = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 20;
-      await both.observe("api|late", answer(seqOf(later), both.nowMs - 20, "ok", shown(1)));
+      // A probe's reading shows `left`; two claims go together and the later is answered first (1 left); returns the earlier claim.
+      const laterAnsweredFirst = async (scope: string, left: number): Promise<ClaimResult> => {
+        const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs += 20;
+        await both.observe(scope, answer(seqOf(probe), both.nowMs - 20, "ok", shown(left)));
+        const early = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        const later = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs += 20;
+        await both.observe(scope, answer(seqOf(later), both.nowMs - 20, "ok", shown(1)));
+        return early;
+      };
+      const early = await laterAnsweredFirst("api|late", 2);
       await both.observe("api|late", { ...answer(seqOf(early), both.nowMs - 20, "ok", null), counted: false });
       const freed = await both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${freed.kind}: ${freed.why}`);
 
       // The same, but the earlier one comes back counted, showing 2 left: the server counted it
       // before the later one, so the reading of 1 holds it already and its unit is free.
-      const probe2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 20;
-      await both.observe("api|counted", answer(seqOf(probe2), both.nowMs - 20, "ok", shown(3)));
-      const early2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
-      const later2 = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 20;
-      await both.observe("api|counted", answer(seqOf(later2), both.nowMs - 20, "ok", shown(1)));
+      const early2 = await laterAnsweredFirst("api|counted", 3);
       // Before the earlier one answers, a claim is told to ask again when it has (not booked after the reset).
       const due = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${due.kind}: ${due.why}`);

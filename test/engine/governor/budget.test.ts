@@ -118,16 +118,12 @@ describe("spending from the server's count", () => {
     { remaining: 1, startAfterMs: 100 },
     { remaining: 3, startAfterMs: 100 },
   ])("with $remaining left until the reset (1 s), a claim 100 ms in starts $startAfterMs ms in", ({ remaining, startAfterMs }) => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining, limit: 5, resetAtMs: T0 + 1000, windowMs: null }) });
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining, limit: 5, resetAtMs: T0 + 1000, windowMs: null }));
     expect(scope.go(T0 + 100).atMs - T0).toBe(startAfterMs);
   });
 
   it("counts claims the server has not answered yet against what it showed", () => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 2, limit: 3, resetAtMs: T0 + 1000, windowMs: 1000 }) });
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 2, limit: 3, resetAtMs: T0 + 1000, windowMs: 1000 }));
     const a = scope.go(T0 + 60);
     const b = scope.go(T0 + 60);
     expect([a.atMs, b.atMs]).toEqual([T0 + 60, T0 + 60]);
@@ -137,9 +133,7 @@ describe("spending from the server's count", () => {
 
   it("a claim the last reading counted as late, then rejected or replayed, gives its unit back", () => {
     for (const outcome of ["throttled", "replayed"] as const) {
-      const scope = new Scope();
-      const probe = scope.go(T0);
-      scope.answer(probe, T0 + 50, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+      const scope = Scope.afterReading(T0 + 50, shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }));
       const early = scope.go(T0 + 60);
       const later = scope.go(T0 + 60);
       // The later claim is answered first: remaining 1 after it, the early one counted as late.
@@ -156,9 +150,7 @@ describe("spending from the server's count", () => {
   });
 
   it("a later claim whose answer shows more remaining than the reading was counted first: the reading's count stays", () => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }));
     const first = scope.go(T0 + 60);
     const second = scope.go(T0 + 60);
     // The server counted the second first (2 left after it) and the first after (1 left), but the
@@ -183,9 +175,7 @@ describe("spending from the server's count", () => {
     scope.answer(second, T0 + 51, { budget: shown({ remaining: 9, limit: 10, resetAtMs: T0 + 1000, windowMs: null }) });
     expect(scope.state.anchor).toMatchObject({ remaining: 9, seq: second.seq });
     // In a long window whose readings name the same reset, the last second before it tells them apart.
-    const long = new Scope();
-    const p2 = long.go(T0);
-    long.answer(p2, T0 + 20, { budget: shown({ remaining: 3, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }) });
+    const long = Scope.afterReading(T0 + 20, shown({ remaining: 3, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }));
     const a = long.go(T0 + 30);
     const b = long.go(T0 + 30);
     long.answer(a, T0 + 50, { budget: shown({ remaining: 1, limit: 10, resetAtMs: T0 + 600, windowMs: 60_000 }) });

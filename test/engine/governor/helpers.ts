@@ -25,6 +25,13 @@ export class Scope {
     this.state = state ?? emptyState(nowMs);
   }
 
+  /** A scope whose first claim (a probe sent at T0) was answered at answeredAtMs, showing this budget. */
+  static afterReading(answeredAtMs: number, budget: ObservedBudget, options: Partial<GovernorOptions> = {}): Scope {
+    const scope = new Scope(T0, options);
+    scope.answer(scope.go(T0), answeredAtMs, { budget });
+    return scope;
+  }
+
   claim(nowMs: number, latestStartMs = nowMs + HOUR_MS, random?: number): ClaimResult {
     const next = claim(this.state, { nowMs, latestStartMs, ...(random === undefined ? {} : { random }) }, this.options);
     this.state = next.state;

@@ -129,9 +129,7 @@ describe("what the governor writes reads back unchanged", () => {
   it("after claims and answers with absurd figures (a server's garbage must not make the next execution drop the scope)", () => {
     const absurd = [Number.NaN, Number.POSITIVE_INFINITY, -1, 0.3, 1e300, MAX_EPOCH_MS + 1];
     for (const figure of absurd) {
-      const scope = new Scope();
-      const probe = scope.go(T0);
-      scope.answer(probe, T0 + 10, { budget: shown({ remaining: figure, limit: figure, resetAtMs: figure, windowMs: figure, restorePerSecond: figure, unitsPerRequest: figure }) });
+      const scope = Scope.afterReading(T0 + 10, shown({ remaining: figure, limit: figure, resetAtMs: figure, windowMs: figure, restorePerSecond: figure, unitsPerRequest: figure }));
       scope.claim(T0 + 20, T0 + HOUR_MS, 0.5);
       const granted = scope.claim(T0 + 30, T0 + HOUR_MS);
       if (granted.kind === "go") scope.throttle(granted, T0 + 40, figure, { budget: shown({ remaining: 0, limit: figure, resetAtMs: figure, windowMs: null }) });
@@ -140,9 +138,7 @@ describe("what the governor writes reads back unchanged", () => {
   });
 
   it("an answer with a fractional cost and then one without a budget (GraphQL cost, then an error body) leaves a readable state", () => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 10, { budget: shown({ remaining: 100, limit: 1000, resetAtMs: null, windowMs: null, restorePerSecond: 50, unitsPerRequest: 2.5 }) });
+    const scope = Scope.afterReading(T0 + 10, shown({ remaining: 100, limit: 1000, resetAtMs: null, windowMs: null, restorePerSecond: 50, unitsPerRequest: 2.5 }));
     scope.answer(scope.go(T0 + 20), T0 + 30);
     expect(scope.state.okInWindow).toBe(2.5);
     expect(stateProblems(scope.state)).toEqual([]);

@@ -15,9 +15,7 @@ const beforeThrottle: Record<string, () => { scope: Scope; seq: number; atMs: nu
     return { scope, ...scope.go(T0) };
   },
   "budget shown": () => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 30, { budget: shown({ remaining: 5, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000 }) });
+    const scope = Scope.afterReading(T0 + 30, shown({ remaining: 5, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000 }));
     scope.go(T0 + 40);
     return { scope, ...scope.go(T0 + 40) };
   },
@@ -88,9 +86,7 @@ describe("the server's wait is a floor", () => {
   });
 
   it("defers to the budget's next start (not the floor) when the budget holds the claim longer than the server's wait", () => {
-    const scope = new Scope();
-    const probe = scope.go(T0);
-    scope.answer(probe, T0 + 50, { budget: shown({ remaining: 0, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000 }) });
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000 }));
     const result = scope.claim(T0 + 60, T0 + 10_000);
     expect(result).toMatchObject({ kind: "defer", limitType: "burst" });
     if (result.kind === "defer") expect(result.notBeforeMs).toBeGreaterThanOrEqual(T0 + 60_000);
@@ -172,9 +168,7 @@ describe("holdUntil is set-if-later", () => {
 
 describe("a broken random source", () => {
   it("a NaN or out-of-range draw is no draw: the start is what it is without one, never earlier", () => {
-    const start = new Scope();
-    const probe = start.go(T0);
-    start.answer(probe, T0 + 50, { budget: shown({ remaining: 5, limit: 20, resetAtMs: null, windowMs: 10_000 }) });
+    const start = Scope.afterReading(T0 + 50, shown({ remaining: 5, limit: 20, resetAtMs: null, windowMs: 10_000 }));
     const next = start.go(T0 + 100);
     start.answer(next, T0 + 400, { budget: shown({ remaining: 2, limit: 20, resetAtMs: null, windowMs: 10_000 }) });
     const undrawn = new Scope(T0, {}, start.state).claim(T0 + 500);
