@@ -368,6 +368,7 @@ export class RequestRun {
       windowMs: budget.windowMs ?? null,
       restorePerSecond: budget.restorePerSecond ?? null,
       unitsPerRequest: budget.requestUnits ?? null,
+      concurrent: budget.concurrent === true,
     };
   }
 

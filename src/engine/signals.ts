@@ -271,8 +271,12 @@ export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; 
   return { budget: null, reset: null };
 }
 
-function policyQuotas(ctx: SignalContext, policyName: string): Map<string, number> {
-  const quotas = new Map<string, number>();
+/**
+ * Each named policy's quota, and whether its quota unit (qu) is "concurrent-requests": the draft's
+ * units are "requests" (the default), "content-bytes" and "concurrent-requests".
+ */
+function policyQuotas(ctx: SignalContext, policyName: string): Map<string, { quota: number; concurrent: boolean }> {
+  const quotas = new Map<string, { quota: number; concurrent: boolean }>();
   const raw = ctx.header(policyName);
   if (raw === undefined) return quotas;
   try {
@@ -280,7 +284,7 @@ function policyQuotas(ctx: SignalContext, policyName: string): Map<string, numbe
       if (!Array.isArray(member[0])) {
         const item = member as Item;
         const quota = itemNumber(item, "q");
-        if (typeof item[0] === "string" && quota !== null) quotas.set(item[0], quota);
+        if (typeof item[0] === "string" && quota !== null) quotas.set(item[0], { quota, concurrent: item[1].get("qu") === "concurrent-requests" });
       }
     }
   } catch {
@@ -344,12 +348,14 @@ export function readRateLimitField(ctx: SignalContext, fieldName: string, policy
     return dictionary;
   }
   const waitMs = tightest.resetSeconds === null ? null : wholeMs(tightest.resetSeconds * 1000);
+  const policy = policyQuotas(ctx, policyName).get(tightest.name);
   return {
     budget: {
       remaining: tightest.remaining,
-      limit: policyQuotas(ctx, policyName).get(tightest.name) ?? null,
+      limit: policy?.quota ?? null,
       resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
       source: fieldName,
+      ...(policy?.concurrent ? { concurrent: true } : {}),
     },
     reset: waitMs === null ? null : { waitMs, source: fieldName },
   };

@@ -65,6 +65,11 @@ export interface Budget {
    * Shopify's and Jobber's requestedQueryCost), so that a pacer knows what the next one will take.
    */
   requestUnits?: number;
+  /**
+   * The budget counts requests in flight, not requests per window (IETF RateLimit-Policy
+   * qu="concurrent-requests"): a place frees when an answer comes, not at the reset.
+   */
+  concurrent?: boolean;
 }
 
 /** A signal present in the response that could not be used, and why. */

@@ -52,3 +52,19 @@ describe("budgetNotBefore: pacing from the budget a success shows", () => {
     expect(budgetNotBefore(verdict, 0, NOW_MS)).toBeNull();
   });
 });
+
+describe("IETF RateLimit-Policy quota unit (qu)", () => {
+  // https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/: qu is "requests" (the
+  // default), "content-bytes" or "concurrent-requests".
+  it.each([
+    ['"default";q=10;w=1;qu="concurrent-requests"', true],
+    ['"default";q=10;w=1', undefined],
+    ['"default";q=10;w=1;qu="requests"', undefined],
+    ['"burst";q=10;qu="concurrent-requests"', undefined],
+  ])("policy %s: concurrent %s", (policy, concurrent) => {
+    const verdict = verdictOf("https://api.example.com/items", { ratelimit: '"default";r=4;t=1', "ratelimit-policy": policy });
+    // The last policy names another item: the budget's limit and unit come only from its own policy.
+    expect(verdict.budget).toMatchObject({ remaining: 4, limit: policy.startsWith('"default"') ? 10 : null });
+    expect(verdict.budget?.concurrent).toBe(concurrent);
+  });
+});

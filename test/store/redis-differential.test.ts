@@ -44,6 +44,8 @@ interface ObservedBudgetDraft {
   windowMs: number | null;
   restorePerSecond: number | null;
   unitsPerRequest: number | null;
+  /** The budget counts requests in flight (IETF qu="concurrent-requests"): set per run. */
+  concurrent?: boolean;
 }
 
 const scopeArb = fc.constantFrom<0 | 1>(0, 0, 1);
@@ -106,6 +108,10 @@ const runArb = fc.record({
   breakerThreshold: fc.integer({ min: 1, max: 4 }),
   leaseMs: fc.constantFrom(500, 5000, 30_000),
   ops: fc.array(opArb, { minLength: 20, maxLength: 80 }),
+  // A run in eight whose budgets say they count requests in flight (IETF qu="concurrent-requests"):
+  // a scope told so keeps no window, so most runs must never be. (Drawn last: the draws before it,
+  // and so the paths the other runs reach, stay as they were.)
+  showsConcurrency: fc.constantFrom(false, false, false, false, false, false, false, true),
 });
 
 const NUM_RUNS = 400;
@@ -117,6 +123,7 @@ function marksOf(state: GovernorState): string[] {
   if (state.breakerOpen) marks.push("breaker open");
   if (state.inFlightCap !== null) marks.push(state.inFlightCapGrows ? "slow start" : "learned concurrency");
   if (state.windowSource) marks.push(`window ${state.windowSource}`);
+  if (state.concurrency !== "unknown") marks.push(`concurrency ${state.concurrency}`);
   if (state.slots.some((s) => s[2] > 1)) marks.push("merged or multi-unit slots");
   return marks;
 }
@@ -194,6 +201,7 @@ const EXPECTED_MARKS = [
   "learned concurrency",
   "window shown",
   "window inferred",
+  "concurrency shown",
   "reserve learned from others' spending",
   "reserve raised on a throttle",
   "reserve given back by a clean answer",
@@ -245,6 +253,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
       windowMs: draft.windowMs === null ? null : server.windowMs,
       restorePerSecond: null,
       unitsPerRequest: draft.unitsPerRequest,
+      concurrent: draft.concurrent === true,
     };
   }
   const limit = draft.limit ?? 60;
@@ -256,6 +265,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
     windowMs: draft.windowMs,
     restorePerSecond: draft.restorePerSecond,
     unitsPerRequest: draft.unitsPerRequest,
+    concurrent: draft.concurrent === true,
   };
 }
 
@@ -430,7 +440,7 @@ class DifferentialRun {
   }
 
   private async observe(scope: string, op: Extract<Op, { op: "observe" }>): Promise<void> {
-    const { calm, showsWindow, server } = this.flavour;
+    const { calm, showsWindow, showsConcurrency, server } = this.flavour;
     const nowMs = this.nowMs;
     const sends = this.sends[scope]!;
     const seq = this.pickSeq(scope, op.pick);
@@ -447,7 +457,7 @@ class DifferentialRun {
       limitType: op.limitType,
       waitMs: op.waitMs,
       waitFromServer: op.waitFromServer,
-      budget: op.budget === null ? null : budgetOf(showsWindow ? op.budget : { ...op.budget, windowMs: null }, sentAtMs, nowMs, server, sends),
+      budget: op.budget === null ? null : budgetOf({ ...op.budget, windowMs: showsWindow ? op.budget.windowMs : null, concurrent: showsConcurrency }, sentAtMs, nowMs, server, sends),
       reason: op.reason,
       ...(op.counted === null ? {} : { counted: op.counted }),
     };
@@ -672,6 +682,48 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = reset1 + 160;
       await both.observe(scope, { ...answer(extraSeq, reset1 + 100, "throttled", fixedBudget(0, reset1 + 10_000)), waitMs: 9000, waitFromServer: true });
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", reserveUnits: 0 });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu", async () => {
+    const both = new SideBySide(raw, server.url, "concurrency:", T0);
+    try {
+      const counted = (left: number, concurrent = false): ObservedBudget => ({ remaining: left, limit: 3, resetAtMs: T0 + 1000, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent });
+      for (const scope of ["api|inferred", "api|shown"]) {
+        const concurrent = scope === "api|shown";
+        both.nowMs = T0;
+        const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = T0 + 200;
+        await both.observe(scope, answer(seqOf(probe), T0, "ok", counted(2, concurrent)));
+        // Sent after the probe's answer, it shows the same count under the same reset: a place came back.
+        const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = T0 + 400;
+        await both.observe(scope, answer(seqOf(next), T0 + 200, "ok", counted(2, concurrent)));
+        expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: concurrent ? "shown" : "inferred", inFlightCap: 3, limit: null, anchor: null });
+        // Three places: three go at once, the fourth waits for an answer.
+        const going = [];
+        for (let i = 0; i < 3; i++) going.push(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
+        expect((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind).toBe("wait");
+        both.nowMs = T0 + 600;
+        await both.observe(scope, { ...answer(seqOf(going[0]!), T0 + 400, "throttled", counted(0, concurrent)), waitMs: 300, waitFromServer: false });
+      }
+      // A throttle disproves the inference for good; a shown limit stays, and our own backoff holds no one else.
+      expect(both.memory.snapshot().get("api|inferred")).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
+      expect(both.memory.snapshot().get("api|shown")).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
+      // An answer counting more than ours out at its send disproves an inference too (a full bucket draining).
+      both.nowMs = T0;
+      const probe = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 200;
+      await both.observe("api|drained", answer(seqOf(probe), T0, "ok", counted(2)));
+      const next = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 400;
+      await both.observe("api|drained", answer(seqOf(next), T0 + 200, "ok", counted(2)));
+      const lone = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 600;
+      await both.observe("api|drained", answer(seqOf(lone), T0 + 400, "ok", counted(0)));
+      expect(both.memory.snapshot().get("api|drained")).toMatchObject({ concurrency: "ruled-out", limit: 3 });
     } finally {
       await both.close();
     }

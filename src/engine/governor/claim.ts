@@ -4,6 +4,7 @@
  * together; a wait the server announced is a floor under every slot. Pure: the store applies it
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
+import { holdsConcurrency } from "./concurrency";
 import { earliestStart, heldSlots } from "./model";
 import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
@@ -102,7 +103,10 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   prune(state, nowMs);
   // A caller's estimate that is not a positive number (NaN, 0, Infinity) is not one: the scope's own is used.
   const units = isPositive(request.units) ? request.units : state.unitsPerRequest;
-  const floorMs = Math.max(nowMs, state.notBeforeMs, state.lastGrantMs);
+  const concurrent = holdsConcurrency(state);
+  // Under a concurrency limit, grants given while a window paced the scope are no queue to join
+  // (they hold their places under the cap until they are answered).
+  const floorMs = Math.max(nowMs, state.notBeforeMs, concurrent ? 0 : state.lastGrantMs);
   const defer = (atMs: number, why: string): { state: GovernorState; result: ClaimResult } => ({
     state,
     result: { kind: "defer", notBeforeMs: atMs, why, limitType: atMs === state.notBeforeMs ? state.notBeforeType : "burst" },
@@ -118,6 +122,10 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   }
   const capped = heldByInFlightCap(state, nowMs);
   if (capped) return { state, result: capped };
+  if (concurrent) {
+    if (floorMs > request.latestStartMs) return defer(floorMs, state.notBeforeReason || "the server's wait");
+    return { state, result: grant(state, floorMs, units, false, `a concurrency limit: fewer than ${state.inFlightCap ?? 1} requests in flight`, options) };
+  }
   // A draw outside [0, 1) (NaN from a broken random source) is no draw: the start is not spread.
   const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
   const earliest = earliestStart(state, floorMs, units, draw);

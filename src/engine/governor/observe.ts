@@ -5,6 +5,7 @@
  * before it) and the window (from the first of them to the announced reset).
  */
 import { prune } from "./claim";
+import { applyConcurrentBudget, holdsConcurrency, ruleOutInferredConcurrency, startedBy } from "./concurrency";
 import { heldSlots } from "./model";
 import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
@@ -37,6 +38,7 @@ function checked(observation: Observation, state: GovernorState): Observation {
           windowMs: figureOrNull(budget.windowMs),
           restorePerSecond: figureOrNull(budget.restorePerSecond),
           unitsPerRequest: figureOrNull(budget.unitsPerRequest),
+          concurrent: budget.concurrent === true,
         }
       : null;
   return { ...observation, seq, nowMs, sentAtMs, budget: shown };
@@ -98,7 +100,7 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
  */
 function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
   if (state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
-  const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0 });
+  const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 });
   if (held.last < 0 || held.ownUnits < state.limit) return;
   const oldestMs = state.slots[held.first]![0];
   if (resetAtMs <= oldestMs) return;
@@ -175,7 +177,7 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
   return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
 }
 
-function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget): void {
+function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): void {
   const previous = state.anchor;
   const sentAtMs = clampTime(observation.sentAtMs);
   const afterPreviousReset = previous !== null && previous.resetAtMs > 0 && sentAtMs >= previous.resetAtMs;
@@ -196,7 +198,8 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   const remaining = previous && !afterPreviousReset && countedBeforeAnchor(state, previous, observation) ? previous.remaining : budget.remaining;
   if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
   inferWindow(state, observation, remaining, resetAtMs);
-  state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits };
+  const ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1;
+  state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits, answeredAtMs: observation.nowMs, ownOutAtSend };
 }
 
 /** A repeated lesson (the learned limit was still too high) keeps this share of it. */
@@ -308,7 +311,10 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   if (state.throttleStreak >= options.breakerThreshold) state.breakerOpen = true;
   // A rejected request was not counted by the limiter: it leaves our log.
   state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
-  if (observation.waitMs !== null && observation.waitMs >= 0) {
+  // Under a concurrency limit a place frees when an answer comes, not at a time: our own backoff
+  // holds back the request it belongs to, not the whole scope.
+  const concurrent = holdsConcurrency(state);
+  if (observation.waitMs !== null && observation.waitMs >= 0 && (observation.waitFromServer || !concurrent)) {
     const untilMs = clampTime(observation.nowMs + observation.waitMs);
     if (untilMs > state.notBeforeMs) {
       state.notBeforeMs = untilMs;
@@ -316,7 +322,7 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
       state.notBeforeType = observation.limitType;
     }
   }
-  if (observation.limitType === "concurrency") {
+  if (observation.limitType === "concurrency" || concurrent) {
     state.inFlightCap = Math.max(1, inFlightBefore - 1);
     state.inFlightCapGrows = false;
     return;
@@ -383,15 +389,17 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   }
   // Only the probe's own answer tells what it was sent to learn (its lease frees the others if it never comes).
   if (state.probe?.seq === observation.seq) state.probe = null;
-  if (observation.budget) {
+  if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
+  if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs)) {
     applyShape(state, observation.budget);
-    applyAnchor(state, observation, observation.budget);
+    applyAnchor(state, observation, observation.budget, options.leaseMs);
   }
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.
   if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
   else if (observation.kind === "ok") applyOk(state, observation, units);
   learnReserve(state, observation, units);
+  if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);
   prune(state, nowMs);
   return state;
 }

@@ -5,7 +5,7 @@
  */
 import { MAX_EPOCH_MS } from "../time";
 import type { LimitType } from "../types";
-import type { Anchor, GovernorState, Refill, SlotTuple } from "./types";
+import type { Anchor, Concurrency, GovernorState, Refill, SlotTuple } from "./types";
 
 /** At most this many slots are kept; older ones are merged (their count kept, their time rounded later). */
 export const MAX_SLOTS = 256;
@@ -24,6 +24,7 @@ export const MAX_OTHERS_PER_MS = 1e6;
 const MAX_COUNT = 2 ** 52;
 const MAX_TEXT = 300;
 
+const CONCURRENCY: readonly string[] = ["unknown", "shown", "inferred", "ruled-out"];
 const LIMIT_TYPES: readonly string[] = ["burst", "quota", "concurrency", "cost", "contention", "server", "permission", "validation", "none", "unknown"];
 
 export function emptyState(nowMs: number): GovernorState {
@@ -53,6 +54,8 @@ export function emptyState(nowMs: number): GovernorState {
     rttMs: 0,
     othersPerMs: 0,
     reserveUnits: 0,
+    concurrency: "unknown",
+    lastAnsweredAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
 }
@@ -104,7 +107,11 @@ function readAnchor(value: unknown): Anchor | null | undefined {
   const a = value as Record<string, unknown>;
   if (!(typeof a.remaining === "number" && Number.isFinite(a.remaining)) || !isCount(a.seq) || !isTime(a.atMs) || !isTime(a.resetAtMs)) return undefined;
   const lateUnits = typeof a.lateUnits === "number" && Number.isFinite(a.lateUnits) && a.lateUnits >= 0 ? a.lateUnits : 0;
-  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits };
+  // A state written before answers were timed: the send is the earliest the answer can have come.
+  const answeredAtMs = isTime(a.answeredAtMs) ? wholeMs(a.answeredAtMs) : wholeMs(a.atMs);
+  // Unknown: none, which no count fits (the next reading gives it).
+  const ownOutAtSend = isSmallCount(a.ownOutAtSend) ? a.ownOutAtSend : 0;
+  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits, answeredAtMs, ownOutAtSend };
 }
 
 /** A value in a few characters for an error line; JSON.stringify throws on a BigInt or a cycle, this does not. */
@@ -177,6 +184,8 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     rttMs: v.rttMs as number,
     othersPerMs: isUnits(v.othersPerMs) && v.othersPerMs <= MAX_OTHERS_PER_MS ? v.othersPerMs : 0,
     reserveUnits: isUnits(v.reserveUnits) && v.reserveUnits <= MAX_FIGURE ? v.reserveUnits : 0,
+    concurrency: typeof v.concurrency === "string" && CONCURRENCY.includes(v.concurrency) ? (v.concurrency as Concurrency) : "unknown",
+    lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };
   return { state };

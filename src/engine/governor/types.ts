@@ -37,7 +37,22 @@ export interface Anchor {
    * they reached the server after the observed one, so its count does not include them either.
    */
   lateUnits: number;
+  /** When this answer came (epoch ms): a request sent after it reached the server after the counted one. */
+  answeredAtMs: number;
+  /**
+   * Claims of ours out when it was sent, itself included, as far as its answer could tell (started
+   * by then and unanswered when it came): a count of requests in flight holds no more than these.
+   */
+  ownOutAtSend: number;
 }
+
+/**
+ * Whether the budget counts requests in flight rather than requests per window: "shown" (the API
+ * says so, IETF qu="concurrent-requests"), "inferred" (the count came back before the reset although
+ * nothing was sent in between that a window could have dropped), "ruled-out" (an inference a
+ * throttle disproved: never inferred again), or "unknown".
+ */
+export type Concurrency = "unknown" | "shown" | "inferred" | "ruled-out";
 
 export interface GovernorState {
   v: 1;
@@ -93,6 +108,10 @@ export interface GovernorState {
    * executions minus one where each loads a stale copy (cross-flow state).
    */
   reserveUnits: number;
+  /** Whether the budget is a concurrency limit (then inFlightCap holds it and no window paces). */
+  concurrency: Concurrency;
+  /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
+  lastAnsweredAtMs: number;
   updatedAtMs: number;
 }
 
@@ -150,6 +169,8 @@ export interface ObservedBudget {
   restorePerSecond: number | null;
   /** Units this request spent, when the API says (a GraphQL query's cost). */
   unitsPerRequest: number | null;
+  /** The API says the budget counts requests in flight (IETF qu="concurrent-requests"). */
+  concurrent?: boolean;
 }
 
 export interface GovernorOptions {

@@ -38,6 +38,7 @@ local MAX_OTHERS_PER_MS = 1e6
 local MAX_COUNT = 2 ^ 52
 local MAX_SAFE_INTEGER = 2 ^ 53 - 1
 local LIMIT_TYPES = { burst = true, quota = true, concurrency = true, cost = true, contention = true, server = true, permission = true, validation = true, none = true, unknown = true }
+local CONCURRENCY = { unknown = true, shown = true, inferred = true, ["ruled-out"] = true }
 
 -- JavaScript's Math.round: the nearest integer, ties toward +infinity (x - floor(x) is exact).
 local function jsRound(x)
@@ -113,7 +114,11 @@ local function readAnchor(value)
   if not isFiniteNumber(value.remaining) or not isCount(value.seq) or not isTime(value.atMs) or not isTime(value.resetAtMs) then return false end
   local lateUnits = 0
   if isUnits(value.lateUnits) then lateUnits = value.lateUnits end
-  return true, { remaining = math.max(0, value.remaining), seq = value.seq, atMs = jsRound(value.atMs), resetAtMs = jsRound(value.resetAtMs), lateUnits = lateUnits }
+  local answeredAtMs = jsRound(value.atMs)
+  if isTime(value.answeredAtMs) then answeredAtMs = jsRound(value.answeredAtMs) end
+  local ownOutAtSend = 0
+  if isSmallCount(value.ownOutAtSend) then ownOutAtSend = value.ownOutAtSend end
+  return true, { remaining = math.max(0, value.remaining), seq = value.seq, atMs = jsRound(value.atMs), resetAtMs = jsRound(value.resetAtMs), lateUnits = lateUnits, answeredAtMs = answeredAtMs, ownOutAtSend = ownOutAtSend }
 end
 
 local function readProbe(value)
@@ -173,12 +178,17 @@ local function readState(v)
   if isUnits(v.othersPerMs) and v.othersPerMs <= MAX_OTHERS_PER_MS then othersPerMs = v.othersPerMs end
   local reserveUnits = 0
   if isUnits(v.reserveUnits) and v.reserveUnits <= MAX_FIGURE then reserveUnits = v.reserveUnits end
+  local concurrency = "unknown"
+  if type(v.concurrency) == "string" and CONCURRENCY[v.concurrency] then concurrency = v.concurrency end
+  local lastAnsweredAtMs = 0
+  if isTime(v.lastAnsweredAtMs) then lastAnsweredAtMs = jsRound(v.lastAnsweredAtMs) end
   return {
     v = 1, seq = v.seq, lastGrantMs = jsRound(v.lastGrantMs), notBeforeMs = jsRound(v.notBeforeMs), notBeforeReason = reason, notBeforeType = limitType,
     limit = nn(v.limit), windowMs = nn(v.windowMs), windowSource = nn(v.windowSource), refill = v.refill, unitsPerRequest = v.unitsPerRequest,
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
-    learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, updatedAtMs = jsRound(v.updatedAtMs),
+    learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
+    updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -197,7 +207,7 @@ local function emptyState(nowMs)
     limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
-    rttMs = 0, othersPerMs = 0, reserveUnits = 0, updatedAtMs = clampTime(nowMs),
+    rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -232,7 +242,7 @@ local function encodeState(s)
   local anchor = "null"
   if s.anchor then
     local a = s.anchor
-    anchor = '{"remaining":' .. num(a.remaining) .. ',"seq":' .. num(a.seq) .. ',"atMs":' .. num(a.atMs) .. ',"resetAtMs":' .. num(a.resetAtMs) .. ',"lateUnits":' .. num(a.lateUnits) .. "}"
+    anchor = '{"remaining":' .. num(a.remaining) .. ',"seq":' .. num(a.seq) .. ',"atMs":' .. num(a.atMs) .. ',"resetAtMs":' .. num(a.resetAtMs) .. ',"lateUnits":' .. num(a.lateUnits) .. ',"answeredAtMs":' .. num(a.answeredAtMs) .. ',"ownOutAtSend":' .. num(a.ownOutAtSend) .. "}"
   end
   local probe = "null"
   if s.probe then probe = '{"seq":' .. num(s.probe.seq) .. ',"atMs":' .. num(s.probe.atMs) .. ',"untilMs":' .. num(s.probe.untilMs) .. "}" end
@@ -245,7 +255,7 @@ local function encodeState(s)
     .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
-    .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -539,6 +549,20 @@ local function prune(state, nowMs)
   end
 end
 
+-- concurrency.ts holdsConcurrency: the scope holds a concurrency limit (an in-flight cap, no window).
+local function holdsConcurrency(state)
+  return state.concurrency == "shown" or state.concurrency == "inferred"
+end
+
+-- concurrency.ts startedBy: claims of ours still unanswered that had started by atMs.
+local function startedBy(state, atMs, leaseMs)
+  local started = 0
+  for _, f in ipairs(state.inFlight) do
+    if f[2] - leaseMs <= atMs then started = started + 1 end
+  end
+  return started
+end
+
 local function grant(state, atMs, units, probe, why, options)
   local seq = state.seq + 1
   local startMs = clampTime(atMs)
@@ -575,7 +599,9 @@ local function claimInPlace(state, request, options)
   prune(state, nowMs)
   local units = request.units
   if not isPositive(units) then units = state.unitsPerRequest end
+  local concurrent = holdsConcurrency(state)
   local floorMs = math.max(nowMs, state.notBeforeMs, state.lastGrantMs)
+  if concurrent then floorMs = math.max(nowMs, state.notBeforeMs) end
   local function defer(atMs, why)
     local limitType = "burst"
     if atMs == state.notBeforeMs then limitType = state.notBeforeType end
@@ -596,6 +622,15 @@ local function claimInPlace(state, request, options)
   end
   local capped = heldByInFlightCap(state, nowMs)
   if capped then return capped end
+  if concurrent then
+    if floorMs > request.latestStartMs then
+      local why = state.notBeforeReason
+      if why == "" then why = "the server's wait" end
+      return defer(floorMs, why)
+    end
+    local cap = state.inFlightCap or 1
+    return grant(state, floorMs, units, false, string.format("a concurrency limit: fewer than %d requests in flight", cap), options)
+  end
   local draw = request.random
   if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
   local earliest = earliestStart(state, floorMs, units, draw)
@@ -643,6 +678,7 @@ local function checked(o, state)
       windowMs = figureOrNull(budget.windowMs),
       restorePerSecond = figureOrNull(budget.restorePerSecond),
       unitsPerRequest = figureOrNull(budget.unitsPerRequest),
+      concurrent = budget.concurrent == true,
     }
   end
   return {
@@ -763,7 +799,7 @@ local function countedBeforeAnchor(state, anchor, observation)
   return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
 end
 
-local function applyAnchor(state, observation, budget)
+local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
   local afterPreviousReset = previous ~= nil and previous.resetAtMs > 0 and sentAtMs >= previous.resetAtMs
@@ -783,7 +819,66 @@ local function applyAnchor(state, observation, budget)
   if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
   if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
   inferWindow(state, observation, remaining, resetAtMs)
-  state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits }
+  local ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1
+  state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits, answeredAtMs = observation.nowMs, ownOutAtSend = ownOutAtSend }
+end
+
+-- concurrency.ts countCameBack: the count came back up between two readings of the same reset.
+local function countCameBack(state, observation, budget, leaseMs)
+  local previous = state.anchor
+  if state.concurrency ~= "unknown" or previous == nil or observation.kind ~= "ok" or state.refill == "bucket" then return false end
+  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
+  local shownResetMs = nn(budget.resetAtMs)
+  if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
+  if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
+  if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1 then return false end
+  local first, last, ownUnits = heldSlots(state, previous)
+  if last == 0 or ownUnits < state.limit - previous.remaining then return false end
+  local windowMs = ROUNDING_MS
+  if state.windowMs ~= nil then
+    if state.windowSource == "shown" then windowMs = state.windowMs else windowMs = state.windowMs - ROUNDING_MS end
+  end
+  return observation.sentAtMs - state.slots[first][1] < windowMs
+end
+
+-- concurrency.ts ruleOutInferredConcurrency: a throttle disproves an inferred concurrency limit.
+local function ruleOutInferredConcurrency(state)
+  if state.concurrency ~= "inferred" then return end
+  state.concurrency = "ruled-out"
+  state.inFlightCap = nil
+  state.inFlightCapGrows = false
+end
+
+-- concurrency.ts countsMoreThanOurs: an answer counting more than ours out at its send disproves an inferred limit.
+local function countsMoreThanOurs(state, observation, budget, leaseMs)
+  local limit = budget.limit or state.inFlightCap
+  if observation.kind ~= "ok" or limit == nil or state.lastAnsweredAtMs > observation.sentAtMs then return false end
+  return limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1
+end
+
+-- concurrency.ts applyConcurrentBudget: a concurrency limit is an in-flight cap, and no window paces.
+local function applyConcurrentBudget(state, observation, budget, leaseMs)
+  local before = state.concurrency
+  if budget.concurrent then
+    state.concurrency = "shown"
+  elseif countCameBack(state, observation, budget, leaseMs) then
+    state.concurrency = "inferred"
+  elseif state.concurrency == "inferred" and countsMoreThanOurs(state, observation, budget, leaseMs) then
+    ruleOutInferredConcurrency(state)
+  end
+  if not holdsConcurrency(state) then return false end
+  if before ~= state.concurrency then state.probe = nil end
+  local limit = budget.limit or state.limit or state.inFlightCap or (budget.remaining + 1)
+  state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, math.floor(limit)))
+  state.inFlightCapGrows = false
+  state.limit = nil
+  state.windowMs = nil
+  state.windowSource = nil
+  state.refill = "window"
+  state.anchor = nil
+  state.reserveUnits = 0
+  state.othersPerMs = 0
+  return true
 end
 
 -- The first lesson's units back in the log, timed at the throttled request's send (see observe.ts).
@@ -873,7 +968,8 @@ local function applyThrottle(state, observation, options, inFlightBefore)
   state.throttleStreak = state.throttleStreak + 1
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
-  if observation.waitMs ~= nil and observation.waitMs >= 0 then
+  local concurrent = holdsConcurrency(state)
+  if observation.waitMs ~= nil and observation.waitMs >= 0 and (observation.waitFromServer == true or not concurrent) then
     local untilMs = clampTime(observation.nowMs + observation.waitMs)
     if untilMs > state.notBeforeMs then
       state.notBeforeMs = untilMs
@@ -881,7 +977,7 @@ local function applyThrottle(state, observation, options, inFlightBefore)
       state.notBeforeType = observation.limitType
     end
   end
-  if observation.limitType == "concurrency" then
+  if observation.limitType == "concurrency" or concurrent then
     state.inFlightCap = math.max(1, inFlightBefore - 1)
     state.inFlightCapGrows = false
     return
@@ -941,9 +1037,10 @@ local function observeInPlace(state, given, options)
     if state.rttMs == 0 then state.rttMs = sampleMs else state.rttMs = jsRound(state.rttMs * 0.8 + sampleMs * 0.2) end
   end
   if state.probe and state.probe.seq == observation.seq then state.probe = nil end
-  if observation.budget then
+  if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
+  if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs) then
     applyShape(state, observation.budget)
-    applyAnchor(state, observation, observation.budget)
+    applyAnchor(state, observation, observation.budget, options.leaseMs)
   end
   if observation.counted == false then state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end) end
   if observation.kind == "throttled" then
@@ -952,6 +1049,7 @@ local function observeInPlace(state, given, options)
     applyOk(state, observation, units)
   end
   learnReserve(state, observation, units)
+  if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end
   prune(state, nowMs)
 end
 

@@ -1,0 +1,100 @@
+/**
+ * A budget that counts requests in flight, not requests per window. Some APIs limit concurrent
+ * requests (Xero's 5 per tenant, Dataverse's 52, QuickBooks' 10) and some show that count as a
+ * remaining budget: the IETF RateLimit-Policy names it with qu="concurrent-requests"
+ * (https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/, "Quota Unit"), while an
+ * X-RateLimit family shows it like any other budget. Read as a rate, such a budget paces requests
+ * for a window that does not exist (one limit's worth per announced reset, five times too slow at
+ * a 200 ms answer and a whole-second reset). Held as what it is, it is an in-flight cap: a request
+ * goes as soon as an answer frees a place.
+ *
+ * Without qu, the count itself tells: a request sent after an earlier answer came, reading the same
+ * reset, reached the server after the counted one; a window's count (fixed, or sliding with
+ * windows longer than the gap between them) can only have fallen by then, while an in-flight count
+ * is back up. A bucket that refills between two requests shows the same, so the inference is only
+ * kept while nothing contradicts it: the first throttle rules it out for good (alone under a cap of
+ * the limit, a concurrency limit never throttles), and the scope relearns the budget by probing.
+ */
+import { heldSlots } from "./model";
+import { MAX_IN_FLIGHT } from "./state";
+import type { GovernorState, Observation, ObservedBudget } from "./types";
+
+/** Readings of one reset through whole-second rounding differ by less than this. */
+const ROUNDING_MS = 1000;
+
+export function holdsConcurrency(state: GovernorState): boolean {
+  return state.concurrency === "shown" || state.concurrency === "inferred";
+}
+
+/** Claims of ours still unanswered that had started by atMs (a claim's lease ends leaseMs after its start). */
+export function startedBy(state: GovernorState, atMs: number, leaseMs: number): number {
+  let started = 0;
+  for (const [, untilMs] of state.inFlight) if (untilMs - leaseMs <= atMs) started += 1;
+  return started;
+}
+
+/** The count came back up between two readings of the same reset, with the later request sent after the earlier answer. */
+function countCameBack(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+  const previous = state.anchor;
+  if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || state.refill === "bucket") return false;
+  if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
+  if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
+  if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
+  // A count of requests in flight holds no more than ours still out when each was sent, itself
+  // included (a bucket that refilled while a burst drained it shows more than that).
+  if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1) return false;
+  // A sliding window gives a unit back between the two sends only if one the server counted at the
+  // earlier reading was sent at least a window before the later send. When all it counted were ours
+  // (our most recent limit - remaining), that window is at most (later send - the oldest of them):
+  // shorter than the scope's window (or than a second, the unit resets are given in), it is no window.
+  // An inferred window is an upper bound read through whole-second resets: up to a second too long.
+  const held = heldSlots(state, previous);
+  if (held.last < 0 || held.ownUnits < state.limit - previous.remaining) return false;
+  const windowMs = state.windowMs === null ? ROUNDING_MS : state.windowSource === "shown" ? state.windowMs : state.windowMs - ROUNDING_MS;
+  return observation.sentAtMs - state.slots[held.first]![0] < windowMs;
+}
+
+/**
+ * A budget answer while the scope holds (or now learns) a concurrency limit: the cap is the limit,
+ * and the window model is dropped (no rate paces the scope). Returns false when the budget is a rate.
+ */
+export function applyConcurrentBudget(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+  const before = state.concurrency;
+  if (budget.concurrent) state.concurrency = "shown";
+  else if (countCameBack(state, observation, budget, leaseMs)) state.concurrency = "inferred";
+  else if (state.concurrency === "inferred" && countsMoreThanOurs(state, observation, budget, leaseMs)) ruleOutInferredConcurrency(state);
+  if (!holdsConcurrency(state)) return false;
+  // A probe out to learn a window's budget (granted after its reset) holds the others for nothing now.
+  if (before !== state.concurrency) state.probe = null;
+  const limit = budget.limit ?? state.limit ?? state.inFlightCap ?? budget.remaining + 1;
+  state.inFlightCap = Math.min(MAX_IN_FLIGHT, Math.max(1, Math.floor(limit)));
+  state.inFlightCapGrows = false;
+  state.limit = null;
+  state.windowMs = null;
+  state.windowSource = null;
+  state.refill = "window";
+  state.anchor = null;
+  state.reserveUnits = 0;
+  state.othersPerMs = 0;
+  return true;
+}
+
+/**
+ * An answer that counts more than ours in flight when it was sent (itself included) disproves an
+ * inferred concurrency limit before any throttle does: a bucket that only looked like one while it
+ * was full drains with every request, whether or not the earlier ones were answered. Told only when
+ * no other answer came since it was sent: ours still out are then all that were out at its send.
+ */
+function countsMoreThanOurs(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+  const limit = budget.limit ?? state.inFlightCap;
+  if (observation.kind !== "ok" || limit === null || state.lastAnsweredAtMs > observation.sentAtMs) return false;
+  return limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1;
+}
+
+/** A throttle disproves an inferred concurrency limit: forget it (the scope probes and relearns) and never infer it again. */
+export function ruleOutInferredConcurrency(state: GovernorState): void {
+  if (state.concurrency !== "inferred") return;
+  state.concurrency = "ruled-out";
+  state.inFlightCap = null;
+  state.inFlightCapGrows = false;
+}

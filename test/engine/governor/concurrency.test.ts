@@ -1,0 +1,133 @@
+/**
+ * A budget that counts requests in flight (src/engine/governor/concurrency.ts): held as an
+ * in-flight cap instead of a rate, whether the API says so (IETF qu="concurrent-requests") or the
+ * count shows it (it came back up between two readings of one reset, which no window's count does).
+ */
+import { describe, expect, it } from "vitest";
+import { readState } from "../../../src/engine/governor";
+import { Scope, shown, T0, type Go } from "./helpers";
+
+/** A limit of 3 whose reset is the next whole second, as a concurrency limit looks through X-RateLimit headers. */
+const counted = (remaining: number, concurrent?: boolean) => shown({ remaining, limit: 3, resetAtMs: T0 + 1000, ...(concurrent ? { concurrent } : {}) });
+
+/** A probe at T0 answered at T0 + 200 with 2 left, then one request sent at that answer, answered at T0 + 400 with `left`. */
+function twoReadings(left: number, concurrent?: boolean): Scope {
+  const scope = Scope.afterReading(T0 + 200, counted(2, concurrent));
+  scope.answer(scope.go(T0 + 200), T0 + 400, { budget: counted(left, concurrent) });
+  return scope;
+}
+
+function goAll(scope: Scope, nowMs: number, count: number): Go[] {
+  return Array.from({ length: count }, () => scope.go(nowMs));
+}
+
+describe("a concurrency limit", () => {
+  it("shown by qu: as many go as the limit at once, the next waits for an answer, and an answer frees a place at once (not at the reset)", () => {
+    const scope = twoReadings(2, true);
+    expect(scope.state).toMatchObject({ concurrency: "shown", inFlightCap: 3, limit: null, anchor: null, windowMs: null });
+    const going = goAll(scope, T0 + 400, 3);
+    expect(going.map((g) => g.atMs)).toEqual([T0 + 400, T0 + 400, T0 + 400]);
+    expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+    scope.answer(going[0]!, T0 + 600, { budget: counted(0, true) });
+    expect(scope.go(T0 + 600).atMs).toBe(T0 + 600);
+  });
+
+  it("inferred when a request sent after an answer shows the same count under the same reset", () => {
+    const scope = twoReadings(2);
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 3, limit: null });
+    goAll(scope, T0 + 400, 3);
+    expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+  });
+
+  it("not inferred from a count that fell (a window's count), nor from requests sent before the earlier answer came", () => {
+    expect(twoReadings(1).state).toMatchObject({ concurrency: "unknown", limit: 3 });
+    const scope = Scope.afterReading(T0 + 200, counted(2));
+    const a = scope.go(T0 + 200);
+    const b = scope.go(T0 + 200);
+    scope.answer(a, T0 + 400, { budget: counted(1) });
+    // b was sent before a's answer: it may have reached the server first, its count says nothing new.
+    scope.answer(b, T0 + 401, { budget: counted(1) });
+    expect(scope.state.concurrency).toBe("unknown");
+  });
+
+  it("not inferred where units the server counted can have left a window between the two sends", () => {
+    // Two of ours counted (T0 and T0 + 50), none left: a window of at least a second can give them
+    // back by T0 + 1000, when the next request finds one unit free under the same whole-second reset.
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 1, limit: 2, resetAtMs: T0 + 1000 }));
+    scope.answer(scope.go(T0 + 50), T0 + 100, { budget: shown({ remaining: 0, limit: 2, resetAtMs: T0 + 1000 }) });
+    const next = scope.go(T0 + 1000);
+    expect(next.atMs).toBe(T0 + 1000);
+    scope.answer(next, T0 + 1050, { budget: shown({ remaining: 1, limit: 2, resetAtMs: T0 + 1050 }) });
+    expect(scope.state.concurrency).toBe("unknown");
+  });
+
+  it("an inferred limit is ruled out for good by a throttle; a shown one stays, its cap one below what was in flight, and our own backoff holds no one else", () => {
+    const inferred = twoReadings(2);
+    const [first] = goAll(inferred, T0 + 400, 3);
+    inferred.throttle(first!, T0 + 500, null, { budget: counted(0), waitMs: 250, waitFromServer: false });
+    expect(inferred.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
+    expect(inferred.state.notBeforeMs).toBe(T0 + 750);
+
+    const told = twoReadings(2, true);
+    const [one] = goAll(told, T0 + 400, 3);
+    told.throttle(one!, T0 + 500, null, { budget: counted(0, true), waitMs: 250, waitFromServer: false });
+    expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
+  });
+
+  it("once ruled out, the same evidence infers nothing again", () => {
+    const scope = twoReadings(2);
+    const [first] = goAll(scope, T0 + 400, 3);
+    scope.throttle(first!, T0 + 500, 1000, { budget: counted(0) });
+    expect(scope.state.concurrency).toBe("ruled-out");
+    const nowMs = scope.state.notBeforeMs;
+    const probe = scope.go(nowMs);
+    scope.answer(probe, nowMs + 200, { budget: shown({ remaining: 2, limit: 3, resetAtMs: nowMs + 1000 }) });
+    scope.answer(scope.go(nowMs + 200), nowMs + 400, { budget: shown({ remaining: 2, limit: 3, resetAtMs: nowMs + 1000 }) });
+    expect(scope.state.concurrency).toBe("ruled-out");
+  });
+
+  it("an inferred limit is ruled out by an answer counting more than ours out at its send, when no other answer came since (a full bucket draining)", () => {
+    const drained = twoReadings(2);
+    const lone = drained.go(T0 + 400);
+    // One of ours out, yet the count holds all three: requests, not places, are counted.
+    drained.answer(lone, T0 + 600, { budget: counted(0) });
+    expect(drained.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
+    expect(drained.state.anchor).toMatchObject({ remaining: 0, seq: lone.seq });
+
+    // Another answer came between b's send and b's answer: ours out now are not all that were out then.
+    const scope = twoReadings(2);
+    const [a, b] = goAll(scope, T0 + 400, 2);
+    scope.answer(a!, T0 + 600, { budget: counted(1) });
+    scope.answer(b!, T0 + 601, { budget: counted(0) });
+    expect(scope.state.concurrency).toBe("inferred");
+  });
+
+  it("grants given while a window paced the scope keep their places, and new ones do not queue behind them", () => {
+    // A window model first: the probe's reading of 2 left lets two go now and puts a third after the reset.
+    const scope = Scope.afterReading(T0 + 200, counted(2));
+    const a = scope.go(T0 + 200);
+    scope.go(T0 + 200);
+    const late = scope.go(T0 + 200);
+    expect(late.atMs).toBeGreaterThanOrEqual(T0 + 1000);
+    // a, sent at the probe's answer, shows the probe's count (2 left) under the same reset: a place came back.
+    scope.answer(a, T0 + 400, { budget: counted(2) });
+    expect(scope.state.concurrency).toBe("inferred");
+    // Two places are held (b in flight, the late grant); one is free now, not after the late grant.
+    expect(scope.go(T0 + 400).atMs).toBe(T0 + 400);
+    expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+  });
+
+  it("a state written before these fields reads as unknown and never answered, and an anchor without its answer time reads it as its send (and no claims out)", () => {
+    const scope = twoReadings(1);
+    const older: Record<string, unknown> = JSON.parse(JSON.stringify(scope.state));
+    delete older.concurrency;
+    delete older.lastAnsweredAtMs;
+    older.anchor = { ...scope.state.anchor!, answeredAtMs: undefined, ownOutAtSend: undefined };
+    const read = readState(JSON.parse(JSON.stringify(older)));
+    expect("state" in read && read.state.concurrency).toBe("unknown");
+    expect("state" in read && read.state.anchor?.answeredAtMs).toBe(scope.state.anchor!.atMs);
+    expect("state" in read && [read.state.anchor?.ownOutAtSend, read.state.lastAnsweredAtMs]).toEqual([0, 0]);
+    const bad = readState({ ...JSON.parse(JSON.stringify(scope.state)), concurrency: "sometimes" });
+    expect("state" in bad && bad.state.concurrency).toBe("unknown");
+  });
+});
