@@ -189,7 +189,8 @@ const EXPECTED_MARKS = [
   "go: probe",
   "wait: one request is probing the scope; the others wait for its answer",
   "defer: own log",
-  "defer: fixed window",
+  // (a fixed window's defer: seldom drawn since two resets further apart than the window bound no
+  // longer make a fixed window; the resets case below takes that path on purpose)
   "defer: bucket",
   "defer: after the server's reset",
   "refill window",
@@ -662,6 +663,36 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = reset1 + 400;
       await both.observe(scope, answer(ours[19]!, reset1 + 300, "ok", fixedBudget(79, reset1 + 10_000)));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", othersPerMs: 0, reserveUnits: 0 });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees where a fixed window defers a claim to its next reset, and where resets further apart than the inferred window keep a sliding reading", async () => {
+    const both = new SideBySide(raw, server.url, "resets:", T0);
+    try {
+      await learnFixedWindow(both, "api|fixed");
+      const spent = await both.claim("api|fixed", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe("api|fixed", answer(seqOf(spent), both.nowMs - 50, "ok", fixedBudget(0, reset1 + 10_000)));
+      const deferred = await both.claim("api|fixed", { latestStartMs: both.nowMs + 1000 });
+      expect(deferred).toMatchObject({ kind: "defer", notBeforeMs: reset1 + 10_000 });
+      expect(deferred.why).toMatch(/^fixed window/);
+
+      // 10 per second behind whole-second resets: the window is at most 1050 ms, and two resets 2 s apart are not one window.
+      const reading = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 10, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      both.nowMs = T0 + 950;
+      const probe = await both.claim("api|sliding", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 1000;
+      await both.observe("api|sliding", answer(seqOf(probe), T0 + 950, "ok", reading(9, T0 + 2000)));
+      const firsts = [];
+      for (let i = 0; i < 9; i++) firsts.push(await both.claim("api|sliding", { latestStartMs: Number.POSITIVE_INFINITY }));
+      both.nowMs = T0 + 1050;
+      for (const [i, go] of firsts.entries()) await both.observe("api|sliding", answer(seqOf(go), T0 + 1000, "ok", reading(8 - i, T0 + 2000)));
+      const afterReset = await both.claim("api|sliding", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 2050;
+      await both.observe("api|sliding", answer(seqOf(afterReset), T0 + 2000, "ok", reading(9, T0 + 4000)));
+      expect(both.memory.snapshot().get("api|sliding")).toMatchObject({ windowMs: 1050, refill: "window" });
     } finally {
       await both.close();
     }

@@ -81,6 +81,11 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
   const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
   if (remaining >= state.limit - sinceReset - tolerance) {
     if (shownWindowMs !== null && slidingOnly <= tolerance) return;
+    // Two resets further apart than the window the readings already bound are not one window's
+    // length: a sliding window's reset (its oldest unit's leaving) rounded up to whole seconds comes
+    // up to a second late, and requests sent at such a reset push the next one a whole second on.
+    // Taking that distance for a fixed window's length would pace a 1 s window at one per 2 s.
+    if (state.windowSource === "inferred" && state.windowMs !== null && resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
       state.windowMs = Math.min(MAX_FIGURE, resetAtMs - previousResetMs);

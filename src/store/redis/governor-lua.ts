@@ -720,6 +720,8 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
   local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
   if remaining >= state.limit - sinceReset - tolerance then
     if shownWindowMs ~= nil and slidingOnly <= tolerance then return end
+    -- observe.ts: resets further apart than the window already bound are not one window's length.
+    if state.windowSource == "inferred" and state.windowMs ~= nil and resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 then return end
     state.refill = "fixed"
     if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
       state.windowMs = math.min(MAX_FIGURE, resetAtMs - previousResetMs)

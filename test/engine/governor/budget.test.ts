@@ -63,6 +63,27 @@ describe("a shown budget is never overrun", () => {
     );
   });
 
+  it("behind whole-second resets (X-RateLimit-Reset), a reset a second late is not read as a fixed window twice the length the readings bound", () => {
+    // A sliding window of 10 per second. The first ten start at 950-1000 ms; their reset, 1950 ms,
+    // reads as 2000: the window is at most 1050 ms. The next start, just after 2000 ms, leaves the
+    // log just after 3000 ms, which reads as 4000: two resets 2 s apart.
+    const reading = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+    const scope = new Scope(T0 + 950);
+    scope.answer(scope.go(T0 + 950), T0 + 1000, { budget: reading(9, T0 + 2000) });
+    const first = Array.from({ length: 9 }, () => scope.go(T0 + 1000));
+    first.forEach((go, i) => scope.answer(go, T0 + 1050, { budget: reading(8 - i, T0 + 2000) }));
+    expect(scope.state).toMatchObject({ windowMs: 1050, windowSource: "inferred", refill: "window" });
+    const afterReset = scope.go(T0 + 1050);
+    expect(afterReset.atMs).toBe(T0 + 2000);
+    scope.answer(afterReset, T0 + 2050, { budget: reading(9, T0 + 4000) });
+    // Not a fixed window of 2 s: the bound of 1050 ms stays, and so does the sliding reading.
+    expect(scope.state).toMatchObject({ windowMs: 1050, refill: "window" });
+    const second = Array.from({ length: 9 }, () => scope.go(T0 + 2050));
+    second.forEach((go, i) => scope.answer(go, T0 + 2100, { budget: reading(8 - i, T0 + 4000) }));
+    // The unit started at 2000 ms is back 1050 ms later, not at the announced 4000 ms.
+    expect(scope.go(T0 + 2100).atMs).toBe(T0 + 3050);
+  });
+
   // Found by a property like the ones above with answers that show limit, remaining and reset but
   // not the window's length: after a quiet spell the budget looks full again, which a fixed window
   // and a sliding log whose units have all left read the same; the governor takes it for a fixed
