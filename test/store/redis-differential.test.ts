@@ -668,7 +668,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees where a fixed window defers a claim to its next reset, and where resets further apart than the inferred window keep a sliding reading", async () => {
+  it("agrees where a fixed window defers a claim to its next reset, where resets further apart than the inferred window keep a sliding reading, and where a reset that moves on reads as a bucket", async () => {
     const both = new SideBySide(raw, server.url, "resets:", T0);
     try {
       await learnFixedWindow(both, "api|fixed");
@@ -693,6 +693,26 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = T0 + 2050;
       await both.observe("api|sliding", answer(seqOf(afterReset), T0 + 2000, "ok", reading(9, T0 + 4000)));
       expect(both.memory.snapshot().get("api|sliding")).toMatchObject({ windowMs: 1050, refill: "window" });
+
+      // A fixed window of 5 learned from one full reading after a reset; then a reading that continues
+      // the count (3 -> 2, one claim of ours) names a reset a second later: a bucket whose reset is the
+      // time until it is full. Its window is at most (3000 - 2020) * 5 / (5 - 3) = 2450 ms.
+      const five = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const step = async (sendAtMs: number, left: number, resetAtMs: number): Promise<void> => {
+        both.nowMs = sendAtMs;
+        const go = await both.claim("api|bucket", { latestStartMs: Number.POSITIVE_INFINITY });
+        expect(go).toMatchObject({ kind: "go", atMs: sendAtMs });
+        both.nowMs = sendAtMs + 20;
+        await both.observe("api|bucket", answer(seqOf(go), sendAtMs, "ok", five(left, resetAtMs)));
+      };
+      await step(T0 + 980, 4, T0 + 2000);
+      for (const left of [3, 2, 1, 0]) await step(T0 + 1000, left, T0 + 2000);
+      await step(T0 + 2000, 4, T0 + 3000);
+      expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "fixed", windowMs: 1000 });
+      await step(T0 + 2020, 3, T0 + 3000);
+      await step(T0 + 2040, 2, T0 + 4000);
+      expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "bucket", windowMs: 2450 });
+
     } finally {
       await both.close();
     }

@@ -182,6 +182,48 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
   return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
 }
 
+/**
+ * A bucket whose reset is the time until it is full: (limit - remaining) units come back by the
+ * reset, so a whole bucket (the window) takes at most (reset - send) * limit / (limit - remaining).
+ * The reset is rounded up (whole seconds), so each reading is an upper bound; the tightest is kept.
+ */
+function bucketWindowBoundMs(limit: number, remaining: number, sentAtMs: number, resetAtMs: number): number | null {
+  if (remaining >= limit || resetAtMs <= sentAtMs) return null;
+  return Math.min(MAX_FIGURE, Math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining)));
+}
+
+function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs: number, remaining: number, resetAtMs: number): void {
+  const limit = state.limit;
+  if (limit === null) return;
+  const bounds = [bucketWindowBoundMs(limit, previous.remaining, previous.atMs, previous.resetAtMs), bucketWindowBoundMs(limit, remaining, sentAtMs, resetAtMs)];
+  const windowMs = Math.min(...bounds.map((bound) => bound ?? Number.POSITIVE_INFINITY));
+  if (!Number.isFinite(windowMs)) {
+    state.refill = "window";
+    return;
+  }
+  state.refill = "bucket";
+  state.windowMs = windowMs;
+  state.windowSource = "inferred";
+}
+
+function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: number, resetAtMs: number): void {
+  const bound = state.limit === null || resetAtMs === 0 ? null : bucketWindowBoundMs(state.limit, remaining, sentAtMs, resetAtMs);
+  if (bound !== null && state.windowMs !== null && bound < state.windowMs) state.windowMs = Math.max(1, bound);
+}
+
+/**
+ * A fixed window's reset stays put while its count runs down. A reading that continues the count
+ * (it fell by exactly our claims since the last reading: no new window began) but names a reset a
+ * second or more later is no fixed window: a bucket whose reset is the time until it is full again
+ * (each request pushes it on), read as fixed windows, waits for a full bucket every time.
+ */
+function resetMovedOn(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, resetAtMs: number): boolean {
+  if (state.refill !== "fixed" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  let ours = 0;
+  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
+  return ours > 0 && remaining === previous.remaining - ours;
+}
+
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): void {
   const previous = state.anchor;
   const sentAtMs = clampTime(observation.sentAtMs);
@@ -189,6 +231,8 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   if (previous && observation.seq < previous.seq && !afterPreviousReset) return; // an older answer, arriving late
   let resetAtMs = budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0;
   if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
+  else if (previous && resetMovedOn(state, previous, observation, budget.remaining, resetAtMs)) learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs);
+  else if (state.refill === "bucket" && state.windowSource === "inferred") tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs);
   // The same reset read again through whole-second rounding: the earliest reading is the tightest.
   if (previous && !afterPreviousReset && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
     resetAtMs = Math.min(resetAtMs, previous.resetAtMs);

@@ -801,6 +801,47 @@ local function countedBeforeAnchor(state, anchor, observation)
   return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
 end
 
+-- observe.ts bucketWindowBoundMs: a bucket whose reset is the time until full is whole within this.
+local function bucketWindowBoundMs(limit, remaining, sentAtMs, resetAtMs)
+  if remaining >= limit or resetAtMs <= sentAtMs then return nil end
+  return math.min(MAX_FIGURE, math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining)))
+end
+
+-- observe.ts learnBucketFromResets
+local function learnBucketFromResets(state, previous, sentAtMs, remaining, resetAtMs)
+  local limit = state.limit
+  if limit == nil then return end
+  local windowMs = INF
+  local a = bucketWindowBoundMs(limit, previous.remaining, previous.atMs, previous.resetAtMs)
+  if a ~= nil then windowMs = math.min(windowMs, a) end
+  local b = bucketWindowBoundMs(limit, remaining, sentAtMs, resetAtMs)
+  if b ~= nil then windowMs = math.min(windowMs, b) end
+  if windowMs == INF then
+    state.refill = "window"
+    return
+  end
+  state.refill = "bucket"
+  state.windowMs = windowMs
+  state.windowSource = "inferred"
+end
+
+-- observe.ts tightenBucketWindow
+local function tightenBucketWindow(state, sentAtMs, remaining, resetAtMs)
+  if state.limit == nil or resetAtMs == 0 then return end
+  local bound = bucketWindowBoundMs(state.limit, remaining, sentAtMs, resetAtMs)
+  if bound ~= nil and state.windowMs ~= nil and bound < state.windowMs then state.windowMs = math.max(1, bound) end
+end
+
+-- observe.ts resetMovedOn: a reading continuing the count under a reset a second later is no fixed window.
+local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
+  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  local ours = 0
+  for _, s in ipairs(state.slots) do
+    if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
+  end
+  return ours > 0 and remaining == previous.remaining - ours
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -808,7 +849,13 @@ local function applyAnchor(state, observation, budget, leaseMs)
   if previous and observation.seq < previous.seq and not afterPreviousReset then return end
   local resetAtMs = 0
   if budget.resetAtMs ~= nil and budget.resetAtMs > sentAtMs then resetAtMs = clampTime(budget.resetAtMs) end
-  if previous and afterPreviousReset then learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs) end
+  if previous and afterPreviousReset then
+    learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs)
+  elseif previous and resetMovedOn(state, previous, observation, budget.remaining, resetAtMs) then
+    learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs)
+  elseif state.refill == "bucket" and state.windowSource == "inferred" then
+    tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs)
+  end
   if previous and not afterPreviousReset and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
     resetAtMs = math.min(resetAtMs, previous.resetAtMs)
   end

@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimOptions } from "./sim";
+import { fixedWindow, mostInAnyWindow, simulate, slidingLog, tokenBucket, type SimOptions } from "./sim";
 import { Scope, shown, T0 } from "./helpers";
 
 const arbitraryRun = {
@@ -82,6 +82,47 @@ describe("a shown budget is never overrun", () => {
     second.forEach((go, i) => scope.answer(go, T0 + 2100, { budget: reading(8 - i, T0 + 4000) }));
     // The unit started at 2000 ms is back 1050 ms later, not at the announced 4000 ms.
     expect(scope.go(T0 + 2100).atMs).toBe(T0 + 3050);
+  });
+
+  it("a token bucket whose reset is the time until it is full again, in whole seconds: no 429, and about its rate rather than a full bucket per reset", () => {
+    // Read as fixed windows (the bucket is full at the first reset), every later reset is a full
+    // bucket away: a whole bucket per (window + up to a second). Workers each send one request at a time.
+    // The first requests start at startMs past a whole second (where they start on one, the bucket
+    // reads the same as fixed windows of its own rate, and is paced at that rate either way).
+    for (const [limit, windowMs, rttMs, workers, startMs] of [[5, 1000, 20, 1, 980], [10, 1000, 100, 3, 950], [20, 2000, 30, 10, 970], [5, 1000, 20, 1, 20]] as const) {
+      const server = tokenBucket(limit, windowMs);
+      const scope = new Scope(T0);
+      const wholeSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
+      let throttled = 0;
+      let lastStartMs = T0;
+      const freeAtMs = Array.from({ length: workers }, () => T0 + startMs);
+      for (let sent = 0; sent < 60; ) {
+        const worker = freeAtMs.indexOf(Math.min(...freeAtMs));
+        const nowMs = freeAtMs[worker]!;
+        const result = scope.claim(nowMs);
+        if (result.kind !== "go") {
+          freeAtMs[worker] = result.kind === "wait" ? Math.max(nowMs + 1, result.untilMs) : result.notBeforeMs;
+          continue;
+        }
+        const admission = server.admit(result.atMs);
+        const answeredAtMs = result.atMs + rttMs;
+        const budget = shown({ remaining: admission.remaining, limit, resetAtMs: wholeSecond(admission.resetAtMs) });
+        if (admission.admitted) {
+          scope.answer(result, answeredAtMs, { budget });
+          sent += 1;
+          lastStartMs = result.atMs;
+        } else {
+          throttled += 1;
+          scope.throttle(result, answeredAtMs, admission.waitMs, { budget });
+        }
+        freeAtMs[worker] = answeredAtMs;
+      }
+      const bucket = `${limit} per ${windowMs} ms, answers in ${rttMs} ms, ${workers} worker(s), from ${startMs} ms`;
+      expect(throttled, bucket).toBe(0);
+      // The bucket's own least time for 60: its limit at once, the rest at its rate.
+      const leastMs = ((60 - limit) * windowMs) / limit;
+      expect(lastStartMs - T0 - startMs, bucket).toBeLessThan(leastMs * 1.15);
+    }
   });
 
   // Found by a property like the ones above with answers that show limit, remaining and reset but

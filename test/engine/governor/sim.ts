@@ -38,6 +38,28 @@ export function slidingLog(limit: number, windowMs: number): ModelServer {
   };
 }
 
+/**
+ * A token bucket of `limit` refilling `limit` per windowMs whose reset is the time until it is full
+ * again (as many X-RateLimit servers give it); a rejected request takes no token.
+ */
+export function tokenBucket(limit: number, windowMs: number): ModelServer {
+  let tokens = limit;
+  let lastMs: number | null = null;
+  const perMs = limit / windowMs;
+  return {
+    limit,
+    windowMs,
+    admit(atMs) {
+      if (lastMs !== null && atMs > lastMs) tokens = Math.min(limit, tokens + (atMs - lastMs) * perMs);
+      lastMs = lastMs === null ? atMs : Math.max(lastMs, atMs);
+      const admitted = tokens + 1e-9 >= 1;
+      if (admitted) tokens = Math.max(0, tokens - 1);
+      const resetAtMs = atMs + Math.ceil((limit - tokens) / perMs);
+      return { admitted, remaining: Math.floor(tokens + 1e-9), resetAtMs, waitMs: admitted ? 0 : Math.ceil((1 - tokens) / perMs) };
+    },
+  };
+}
+
 /** Fixed windows aligned to originMs: `limit` per window; a rejected request is not counted. */
 export function fixedWindow(limit: number, windowMs: number, originMs: number): ModelServer {
   let index = Number.NEGATIVE_INFINITY;
