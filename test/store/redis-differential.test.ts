@@ -696,7 +696,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
 
       // A fixed window of 5 learned from one full reading after a reset; then a reading that continues
       // the count (3 -> 2, one claim of ours) names a reset a second later: a bucket whose reset is the
-      // time until it is full. Its window is at most (3000 - 2020) * 5 / (5 - 3) = 2450 ms.
+      // time until it is full. More than 5 - 3 - 1 units were missing at 2020 ms (a remaining is
+      // its tokens rounded down), so its window is under (3000 - 2020) * 5 / (5 - 3 - 1) = 4900 ms.
       const five = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
       const step = async (sendAtMs: number, left: number, resetAtMs: number): Promise<void> => {
         both.nowMs = sendAtMs;
@@ -711,7 +712,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "fixed", windowMs: 1000 });
       await step(T0 + 2020, 3, T0 + 3000);
       await step(T0 + 2040, 2, T0 + 4000);
-      expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "bucket", windowMs: 2450 });
+      expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "bucket", windowMs: 4900 });
 
     } finally {
       await both.close();

@@ -183,13 +183,14 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
 }
 
 /**
- * A bucket whose reset is the time until it is full: (limit - remaining) units come back by the
- * reset, so a whole bucket (the window) takes at most (reset - send) * limit / (limit - remaining).
- * The reset is rounded up (whole seconds), so each reading is an upper bound; the tightest is kept.
+ * A bucket whose reset is the time until it is full: the units missing come back by the reset. A
+ * shown remaining is its tokens rounded down, so more than (limit - remaining - 1) are missing, and a
+ * whole bucket (the window) takes less than (reset - send) * limit / (limit - remaining - 1). The
+ * reset is rounded up (whole seconds) too, so each reading is an upper bound; the tightest is kept.
  */
 function bucketWindowBoundMs(limit: number, remaining: number, sentAtMs: number, resetAtMs: number): number | null {
-  if (remaining >= limit || resetAtMs <= sentAtMs) return null;
-  return Math.min(MAX_FIGURE, Math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining)));
+  if (remaining >= limit - 1 || resetAtMs <= sentAtMs) return null;
+  return Math.min(MAX_FIGURE, Math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining - 1)));
 }
 
 function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs: number, remaining: number, resetAtMs: number): void {
@@ -212,13 +213,17 @@ function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: 
 }
 
 /**
- * A fixed window's reset stays put while its count runs down. A reading that continues the count
- * (it fell by exactly our claims since the last reading: no new window began) but names a reset a
- * second or more later is no fixed window: a bucket whose reset is the time until it is full again
- * (each request pushes it on), read as fixed windows, waits for a full bucket every time.
+ * A window's reset stays put while its count runs down: a fixed window's until it ends, a sliding
+ * one's until its oldest unit leaves (and then the count comes back). A reading that continues the
+ * count (it fell by exactly our claims since the last reading: nothing came back) but names a reset
+ * a second or more later is no window: a bucket whose reset is the time until it is full again
+ * (each request pushes it on). Read as windows, it waits for a full bucket at every reset.
  */
 function resetMovedOn(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, resetAtMs: number): boolean {
-  if (state.refill !== "fixed" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  // Where others spend the budget unseen, their requests and units leaving a sliding window can
+  // balance to the same count by chance: only a count that is ours alone tells.
+  if (state.othersPerMs > 0 || state.reserveUnits > 0) return false;
   let ours = 0;
   for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
   return ours > 0 && remaining === previous.remaining - ours;

@@ -803,8 +803,8 @@ end
 
 -- observe.ts bucketWindowBoundMs: a bucket whose reset is the time until full is whole within this.
 local function bucketWindowBoundMs(limit, remaining, sentAtMs, resetAtMs)
-  if remaining >= limit or resetAtMs <= sentAtMs then return nil end
-  return math.min(MAX_FIGURE, math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining)))
+  if remaining >= limit - 1 or resetAtMs <= sentAtMs then return nil end
+  return math.min(MAX_FIGURE, math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining - 1)))
 end
 
 -- observe.ts learnBucketFromResets
@@ -832,9 +832,10 @@ local function tightenBucketWindow(state, sentAtMs, remaining, resetAtMs)
   if bound ~= nil and state.windowMs ~= nil and bound < state.windowMs then state.windowMs = math.max(1, bound) end
 end
 
--- observe.ts resetMovedOn: a reading continuing the count under a reset a second later is no fixed window.
+-- observe.ts resetMovedOn: a reading continuing the count under a reset a second later is no window.
 local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
-  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = 0
   for _, s in ipairs(state.slots) do
     if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end

@@ -125,6 +125,26 @@ describe("a shown budget is never overrun", () => {
     }
   });
 
+  it("a reset that moves on while the count runs down reads as a bucket (from fixed or sliding readings), but not where others spend unseen", () => {
+    const five = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 5, resetAtMs });
+    /** Readings of 5 with whole-second resets; `full` a full budget after the first reset (read as a fixed window). */
+    const readings = (full: boolean, othersSeen: boolean): Scope => {
+      const scope = new Scope(T0 + 980);
+      scope.answer(scope.go(T0 + 980), T0 + 1000, { budget: five(4, T0 + 2000) });
+      for (const left of [3, 2, 1]) scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: five(left, T0 + 2000) });
+      scope.answer(scope.go(T0 + 2000), T0 + 2020, { budget: five(full ? 4 : 3, T0 + 3000) });
+      if (othersSeen) scope.state.reserveUnits = 1;
+      const left = full ? 3 : 2;
+      scope.answer(scope.go(T0 + 2020), T0 + 2040, { budget: five(left, T0 + 3000) });
+      // The count continues (one fewer, one claim of ours), yet the reset is a second later.
+      scope.answer(scope.go(T0 + 2040), T0 + 2060, { budget: five(left - 1, T0 + 4000) });
+      return scope;
+    };
+    expect(readings(true, false).state).toMatchObject({ refill: "bucket", windowMs: 4900 });
+    expect(readings(false, false).state).toMatchObject({ refill: "bucket" });
+    expect(readings(true, true).state.refill).toBe("fixed");
+  });
+
   // Found by a property like the ones above with answers that show limit, remaining and reset but
   // not the window's length: after a quiet spell the budget looks full again, which a fixed window
   // and a sliding log whose units have all left read the same; the governor takes it for a fixed
