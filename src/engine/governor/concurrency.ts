@@ -21,6 +21,8 @@ import type { GovernorState, Observation, ObservedBudget } from "./types";
 
 /** Readings of one reset through whole-second rounding differ by less than this. */
 const ROUNDING_MS = 1000;
+/** How close to a reset a send may have been counted after it (resets read against a drifting Date). */
+const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
 
 export function holdsConcurrency(state: GovernorState): boolean {
   return state.concurrency === "shown" || state.concurrency === "inferred";
@@ -39,6 +41,10 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || state.refill === "bucket") return false;
   if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
   if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
+  // Sent at or just before the earlier reading's reset, it may be the next window's first: a reset
+  // read against the server's Date drifts by some tens of ms (a 1 s window's next reset can read
+  // 920 ms on, within a second of the last), and a fresh window's count is back up too.
+  if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
   if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).

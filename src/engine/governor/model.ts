@@ -170,11 +170,19 @@ function fromLearnedBucket(state: GovernorState, fromMs: number, limit: number, 
 }
 
 /** A fixed window known to refill fully at each reset: the window holding fromMs, or the next. */
+/**
+ * How far a reset read from whole-second fields may sit after the server's: the client measures
+ * them against the server's Date, whose offset estimate moves by some tens of ms as answers narrow
+ * it (src/engine/server-clock.ts assumes clocks agree within 100 ms). A start this close before a
+ * window's reset may have been counted in the window it opens.
+ */
+const RESET_DRIFT_MS = 100;
+
 function fromFixedWindows(state: GovernorState, resetAtMs: number, fromMs: number, units: number, limit: number, windowMs: number): number {
   const index = Math.floor((fromMs - resetAtMs) / windowMs);
   const startMs = resetAtMs + index * windowMs;
   let used = 0;
-  for (let i = state.slots.length - 1; i >= 0 && state.slots[i]![0] >= startMs; i--) used += state.slots[i]![2];
+  for (let i = state.slots.length - 1; i >= 0 && state.slots[i]![0] >= startMs - RESET_DRIFT_MS; i--) used += state.slots[i]![2];
   return limit - used >= units ? fromMs : startMs + windowMs;
 }
 

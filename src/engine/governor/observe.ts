@@ -58,6 +58,21 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
   }
 }
 
+/** How far from a whole number of seconds a distance between two resets is still read as one. */
+const SNAP_MS = ROUNDING_MS / 4;
+
+/**
+ * A distance between two resets read from whole-second fields (epoch or delta seconds, measured
+ * against the server's Date, whose offset estimate moves as answers narrow it) is a whole number of
+ * seconds give or take that drift: 920 ms between two readings of a 1 s window's resets. Taken as
+ * it is, windows laid end to end from it run early, a little more each window, until a start lands
+ * before the server's reset. Near a whole number of seconds, it is that number.
+ */
+function wholeSecondsNear(distanceMs: number): number {
+  const seconds = Math.round(distanceMs / ROUNDING_MS);
+  return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? seconds * ROUNDING_MS : distanceMs;
+}
+
 /**
  * The request was counted after the previous reset: if the budget came back in full, the limit
  * is a fixed window, and the distance between two resets is its length.
@@ -88,7 +103,7 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
     if (state.windowSource === "inferred" && state.windowMs !== null && resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
-      state.windowMs = Math.min(MAX_FIGURE, resetAtMs - previousResetMs);
+      state.windowMs = Math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs));
       state.windowSource = "inferred";
     }
   } else if (state.refill === "fixed") {
@@ -221,6 +236,9 @@ function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: 
  */
 function resetMovedOn(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, resetAtMs: number): boolean {
   if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  // Sent close to the previous reset, it may have been counted in the next window (resets read
+  // against the server's Date drift by some tens of ms): a fresh count can equal a continued one.
+  if (observation.sentAtMs >= previous.resetAtMs - SNAP_MS) return false;
   // Where others spend the budget unseen, their requests and units leaving a sliding window can
   // balance to the same count by chance: only a count that is ours alone tells.
   if (state.othersPerMs > 0 || state.reserveUnits > 0) return false;

@@ -385,7 +385,8 @@ local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs
   local startMs = resetAtMs + index * windowMs
   local used = 0
   local i = #state.slots
-  while i >= 1 and state.slots[i][1] >= startMs do
+  -- model.ts RESET_DRIFT_MS: a start this close before the window's reset may be counted in it.
+  while i >= 1 and state.slots[i][1] >= startMs - 100 do
     used = used + state.slots[i][3]
     i = i - 1
   end
@@ -702,6 +703,13 @@ local function applyShape(state, budget)
   end
 end
 
+-- observe.ts wholeSecondsNear: a distance between two whole-second resets is a whole number of seconds.
+local function wholeSecondsNear(distanceMs)
+  local seconds = jsRound(distanceMs / ROUNDING_MS)
+  if seconds >= 1 and math.abs(distanceMs - seconds * ROUNDING_MS) <= ROUNDING_MS / 4 then return seconds * ROUNDING_MS end
+  return distanceMs
+end
+
 local function learnFromReset(state, previousResetMs, observation, remaining, resetAtMs)
   if state.refill == "bucket" or state.limit == nil then return end
   local shownWindowMs = nil
@@ -724,7 +732,7 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
     if state.windowSource == "inferred" and state.windowMs ~= nil and resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 then return end
     state.refill = "fixed"
     if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
-      state.windowMs = math.min(MAX_FIGURE, resetAtMs - previousResetMs)
+      state.windowMs = math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs))
       state.windowSource = "inferred"
     end
   elseif state.refill == "fixed" then
@@ -835,6 +843,7 @@ end
 -- observe.ts resetMovedOn: a reading continuing the count under a reset a second later is no window.
 local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = 0
   for _, s in ipairs(state.slots) do
@@ -880,6 +889,7 @@ local function countCameBack(state, observation, budget, leaseMs)
   if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
   local shownResetMs = nn(budget.resetAtMs)
   if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
+  if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1 then return false end
   local first, last, ownUnits = heldSlots(state, previous)
