@@ -18,7 +18,7 @@ export const SUITE = [
   // Written for the governor (issue 7): other limiters, dialects, 1 to 50 workers, faults, with and without budget headers.
   "sliding-http-date-20-workers", "fixed-window-no-budget-headers", "sliding-faults-posts", "token-bucket-4-workers", "stripe-bucket-no-wait", "slack-tier-2",
   "concurrency-limit-50-workers", "github-primary-fixed-window", "ietf-ratelimit-50-workers", "github-secondary-posts", "one-worker-nothing-shown", "hubspot-cross-flow-100-per-10s",
-  "token-bucket-no-budget-headers", "sliding-nothing-shown-10s", "ietf-concurrency-20-workers", "sliding-1s-whole-second-resets", "token-bucket-time-to-full-3-workers",
+  "token-bucket-no-budget-headers", "sliding-nothing-shown-10s", "ietf-concurrency-20-workers", "sliding-1s-whole-second-resets", "token-bucket-time-to-full-3-workers", "fixed-1s-50-workers-fast-answers",
   // Shared through Redis (issue 8): five processes, and a Redis outage mid-run.
   "fan-out-50-redis-5-processes", "fan-out-50-redis-outage",
 ];
