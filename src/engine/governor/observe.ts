@@ -66,11 +66,13 @@ const SNAP_MS = ROUNDING_MS / 4;
  * against the server's Date, whose offset estimate moves as answers narrow it) is a whole number of
  * seconds give or take that drift: 920 ms between two readings of a 1 s window's resets. Taken as
  * it is, windows laid end to end from it run early, a little more each window, until a start lands
- * before the server's reset. Near a whole number of seconds, it is that number.
+ * before the server's reset. Just short of a whole number of seconds, it is that number; never
+ * shorter than read (10,078 ms read as 10 s lays the next window 78 ms before the server's, which
+ * cost five processes sharing Redis a throttle, and so a fourth window, in about one run in four).
  */
 function wholeSecondsNear(distanceMs: number): number {
   const seconds = Math.round(distanceMs / ROUNDING_MS);
-  return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? seconds * ROUNDING_MS : distanceMs;
+  return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? Math.max(distanceMs, seconds * ROUNDING_MS) : distanceMs;
 }
 
 /**

@@ -706,7 +706,7 @@ end
 -- observe.ts wholeSecondsNear: a distance between two whole-second resets is a whole number of seconds.
 local function wholeSecondsNear(distanceMs)
   local seconds = jsRound(distanceMs / ROUNDING_MS)
-  if seconds >= 1 and math.abs(distanceMs - seconds * ROUNDING_MS) <= ROUNDING_MS / 4 then return seconds * ROUNDING_MS end
+  if seconds >= 1 and math.abs(distanceMs - seconds * ROUNDING_MS) <= ROUNDING_MS / 4 then return math.max(distanceMs, seconds * ROUNDING_MS) end
   return distanceMs
 end
 
