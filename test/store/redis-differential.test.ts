@@ -713,7 +713,6 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await step(T0 + 2020, 3, T0 + 3000);
       await step(T0 + 2040, 2, T0 + 4000);
       expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "bucket", windowMs: 4900 });
-
     } finally {
       await both.close();
     }
@@ -743,16 +742,19 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "concurrency:", T0);
     try {
       const counted = (left: number, concurrent = false): ObservedBudget => ({ remaining: left, limit: 3, resetAtMs: T0 + 1000, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent });
-      for (const scope of ["api|inferred", "api|shown"]) {
-        const concurrent = scope === "api|shown";
+      /** A probe at T0 answered with 2 left; one more sent at that answer shows the same count under the same reset: a place came back. */
+      const twoReadings = async (scope: string, concurrent = false): Promise<void> => {
         both.nowMs = T0;
         const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs = T0 + 200;
         await both.observe(scope, answer(seqOf(probe), T0, "ok", counted(2, concurrent)));
-        // Sent after the probe's answer, it shows the same count under the same reset: a place came back.
         const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs = T0 + 400;
         await both.observe(scope, answer(seqOf(next), T0 + 200, "ok", counted(2, concurrent)));
+      };
+      for (const scope of ["api|inferred", "api|shown"]) {
+        const concurrent = scope === "api|shown";
+        await twoReadings(scope, concurrent);
         expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: concurrent ? "shown" : "inferred", inFlightCap: 3, limit: null, anchor: null });
         // Three places: three go at once, the fourth waits for an answer.
         const going = [];
@@ -765,13 +767,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(both.memory.snapshot().get("api|inferred")).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
       expect(both.memory.snapshot().get("api|shown")).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
       // An answer counting more than ours out at its send disproves an inference too (a full bucket draining).
-      both.nowMs = T0;
-      const probe = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs = T0 + 200;
-      await both.observe("api|drained", answer(seqOf(probe), T0, "ok", counted(2)));
-      const next = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs = T0 + 400;
-      await both.observe("api|drained", answer(seqOf(next), T0 + 200, "ok", counted(2)));
+      await twoReadings("api|drained");
       const lone = await both.claim("api|drained", { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs = T0 + 600;
       await both.observe("api|drained", answer(seqOf(lone), T0 + 400, "ok", counted(0)));

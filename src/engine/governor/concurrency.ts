@@ -16,13 +16,9 @@
  * the limit, a concurrency limit never throttles), and the scope relearns the budget by probing.
  */
 import { heldSlots } from "./model";
-import { MAX_IN_FLIGHT } from "./state";
+import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { GovernorState, Observation, ObservedBudget } from "./types";
 
-/** Readings of one reset through whole-second rounding differ by less than this. */
-const ROUNDING_MS = 1000;
-/** How close to a reset a send may have been counted after it (resets read against a drifting Date). */
-const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
 
 export function holdsConcurrency(state: GovernorState): boolean {
   return state.concurrency === "shown" || state.concurrency === "inferred";

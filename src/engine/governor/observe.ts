@@ -7,11 +7,9 @@
 import { prune } from "./claim";
 import { applyConcurrentBudget, holdsConcurrency, ruleOutInferredConcurrency, startedBy } from "./concurrency";
 import { heldSlots } from "./model";
-import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS } from "./state";
+import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
 
-/** Readings of one reset through whole-second rounding differ by less than this. */
-const ROUNDING_MS = 1000;
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
 const FULL_REFILL_TOLERANCE = 0.02;
 
@@ -58,8 +56,8 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
   }
 }
 
-/** How far from a whole number of seconds a distance between two resets is still read as one. */
-const SNAP_MS = ROUNDING_MS / 4;
+/** How far from a whole number of seconds a distance between two resets is still read as one: the Date's drift. */
+const SNAP_MS = RESET_DRIFT_MARGIN_MS;
 
 /**
  * A distance between two resets read from whole-second fields (epoch or delta seconds, measured
@@ -240,7 +238,7 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
   // Sent close to the previous reset, it may have been counted in the next window (resets read
   // against the server's Date drift by some tens of ms): a fresh count can equal a continued one.
-  if (observation.sentAtMs >= previous.resetAtMs - SNAP_MS) return false;
+  if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
   // Where others spend the budget unseen, their requests and units leaving a sliding window can
   // balance to the same count by chance: only a count that is ours alone tells.
   if (state.othersPerMs > 0 || state.reserveUnits > 0) return false;

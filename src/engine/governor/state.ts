@@ -13,6 +13,13 @@ export const MAX_SLOTS = 256;
 export const MAX_IN_FLIGHT = 1000;
 /** How long a slot is kept when the window length is unknown. */
 export const UNKNOWN_WINDOW_RETAIN_MS = 60_000;
+/** Readings of one reset through whole-second rounding (epoch or delta seconds) differ by less than this. */
+export const ROUNDING_MS = 1000;
+/**
+ * How close before a reset a request may have been counted after it: resets are read against the
+ * server's Date, whose offset estimate drifts by some tens of ms as answers narrow it.
+ */
+export const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
 /** The largest limit, window (ms), unit count or reserve a state keeps: a figure beyond it is not a budget. */
 export const MAX_FIGURE = 1e12;
 /** The most units per ms others are taken to spend. */
