@@ -718,6 +718,37 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees where units of ours the count no longer holds trim a sliding window's length, and where claims still out or the reading's own reset keep it", async () => {
+    const both = new SideBySide(raw, server.url, "trim:", T0);
+    try {
+      const two = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 2, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      /** One step: a claim at sendAfterT0Ms, answered 50 ms later with `reading` (or left out when null). */
+      const step = async (scope: string, sendAfterT0Ms: number, reading: ObservedBudget | null): Promise<number> => {
+        both.nowMs = T0 + sendAfterT0Ms;
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        expect(go.kind).toBe("go");
+        if (reading === null) return seqOf(go);
+        const sentAtMs = go.kind === "go" ? go.atMs : 0;
+        both.nowMs = sentAtMs + 50;
+        await both.observe(scope, answer(seqOf(go), sentAtMs, "ok", reading));
+        return seqOf(go);
+      };
+      // 2 per 1 s behind whole-second resets: bound at 1050 ms, then d (T0 + 1100) is gone at T0 + 2100.
+      for (const [scope, lastReset, dOut] of [["api|trimmed", 4050, false], ["api|reset-rules-out", 5050, false], ["api|d-out", 4050, true]] as const) {
+        await step(scope, 0, two(1, 1050));
+        await step(scope, 50, two(0, 1050));
+        await step(scope, 100, two(1, 3050));
+        await step(scope, 1100, dOut ? null : two(0, 3050));
+        await step(scope, 1150, two(1, lastReset));
+      }
+      expect(both.memory.snapshot().get("api|trimmed")).toMatchObject({ windowMs: 1010, refill: "window" });
+      expect(both.memory.snapshot().get("api|reset-rules-out")).toMatchObject({ windowMs: 1050 });
+      expect(both.memory.snapshot().get("api|d-out")).toMatchObject({ windowMs: 1050 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a throttle explained by our own starts filling a fixed window teaches no reserve", async () => {
     const both = new SideBySide(raw, server.url, "own:", T0);
     try {

@@ -6,7 +6,7 @@
  */
 import { prune } from "./claim";
 import { applyConcurrentBudget, holdsConcurrency, ruleOutInferredConcurrency, startedBy } from "./concurrency";
-import { heldSlots } from "./model";
+import { inferWindow, trimWindow } from "./sliding";
 import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
 
@@ -109,24 +109,6 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
   } else if (state.refill === "fixed") {
     state.refill = "window";
   }
-}
-
-/**
- * A sliding window's reset is when its oldest counted unit leaves. When the budget is spent and
- * we are the only client, the units the server counts are our most recent `limit` ones, so the
- * window is at most (reset - the oldest of them). Each such reading is an upper bound (resets are
- * rounded up to whole seconds), so the tightest one is kept. A reading where the server counts
- * more than we sent (another client shares the budget) says nothing and is skipped.
- */
-function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
-  if (state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
-  const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 });
-  if (held.last < 0 || held.ownUnits < state.limit) return;
-  const oldestMs = state.slots[held.first]![0];
-  if (resetAtMs <= oldestMs) return;
-  const observedMs = resetAtMs - oldestMs;
-  state.windowMs = Math.min(MAX_FIGURE, state.windowSource === "inferred" && state.windowMs !== null ? Math.min(state.windowMs, observedMs) : observedMs);
-  state.windowSource = "inferred";
 }
 
 /** How fast the estimate of others' spending follows a new reading. */
@@ -256,6 +238,9 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
   else if (previous && resetMovedOn(state, previous, observation, budget.remaining, resetAtMs)) learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs);
   else if (state.refill === "bucket" && state.windowSource === "inferred") tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs);
+  // The window is bounded by this reading's own reset: a sliding window's reset moves on as its
+  // oldest units leave, and the merged one below may be an older unit's.
+  const shownResetAtMs = resetAtMs;
   // The same reset read again through whole-second rounding: the earliest reading is the tightest.
   if (previous && !afterPreviousReset && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
     resetAtMs = Math.min(resetAtMs, previous.resetAtMs);
@@ -269,7 +254,8 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   // holds this claim), so it stays, and the anchor moves on to this claim's seq.
   const remaining = previous && !afterPreviousReset && countedBeforeAnchor(state, previous, observation) ? previous.remaining : budget.remaining;
   if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
-  inferWindow(state, observation, remaining, resetAtMs);
+  inferWindow(state, observation, remaining, shownResetAtMs);
+  if (previous && !afterPreviousReset) trimWindow(state, observation, remaining, shownResetAtMs);
   const ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1;
   state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits, answeredAtMs: observation.nowMs, ownOutAtSend };
 }

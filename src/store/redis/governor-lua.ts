@@ -657,6 +657,7 @@ local FULL_REFILL_TOLERANCE = 0.02
 local OTHERS_SMOOTHING = 0.3
 local DECREASE = 0.8
 local DEFAULT_LEARNED_WINDOW_MS = 1000
+local LEFT_UNITS_MARGIN = 0.01
 
 local function figureOrNull(value)
   if isPositive(value) then return value end
@@ -796,6 +797,38 @@ local function unitsOfSeq(state, seq)
 end
 
 -- observe.ts countedBeforeAnchor: the observed request reached the server before the anchor's (its answer shows more remaining).
+-- sliding.ts leftAndOldestCounted: the newest send of ours the reading no longer counts.
+local function leftAndOldestCounted(state, observation, remaining, limit)
+  local sentAtMs = observation.sentAtMs
+  local counted = limit - remaining - (unitsOfSeq(state, observation.seq) or state.unitsPerRequest)
+  if counted < 0 then return nil end
+  local out = {}
+  for _, f in ipairs(state.inFlight) do out[f[1]] = true end
+  local oldestCountedMs = sentAtMs
+  for i = #state.slots, 1, -1 do
+    local s = state.slots[i]
+    if not (s[1] >= sentAtMs or s[2] == observation.seq or out[s[2]]) then
+      if counted < s[3] then return s[1], oldestCountedMs end
+      counted = counted - s[3]
+      oldestCountedMs = s[1]
+    end
+  end
+  return nil
+end
+
+-- sliding.ts trimWindow: units of ours the count no longer holds have left the window.
+local function trimWindow(state, observation, remaining, resetAtMs)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "window" or state.windowSource ~= "inferred" or windowMs == nil or limit == nil or resetAtMs == 0 then return end
+  if state.concurrency == "shown" or state.concurrency == "inferred" then return end
+  local leftAtMs, oldestCountedMs = leftAndOldestCounted(state, observation, remaining, limit)
+  if leftAtMs == nil then return end
+  local boundMs = math.ceil((observation.sentAtMs - leftAtMs) * (1 + LEFT_UNITS_MARGIN))
+  if boundMs >= windowMs or boundMs < windowMs - ROUNDING_MS / 2 then return end
+  if boundMs < resetAtMs - oldestCountedMs - ROUNDING_MS - ROUNDING_MS / 4 then return end
+  state.windowMs = boundMs
+end
+
 local function countedBeforeAnchor(state, anchor, observation)
   local budget = observation.budget
   if observation.kind ~= "ok" or budget == nil or state.refill == "bucket" or budget.remaining <= anchor.remaining then return false end
@@ -866,6 +899,8 @@ local function applyAnchor(state, observation, budget, leaseMs)
   elseif state.refill == "bucket" and state.windowSource == "inferred" then
     tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs)
   end
+  -- observe.ts: the window is bounded by this reading's own reset, not the merged one.
+  local shownResetAtMs = resetAtMs
   if previous and not afterPreviousReset and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
     resetAtMs = math.min(resetAtMs, previous.resetAtMs)
   end
@@ -877,7 +912,8 @@ local function applyAnchor(state, observation, budget, leaseMs)
   local remaining = budget.remaining
   if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
   if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
-  inferWindow(state, observation, remaining, resetAtMs)
+  inferWindow(state, observation, remaining, shownResetAtMs)
+  if previous and not afterPreviousReset then trimWindow(state, observation, remaining, shownResetAtMs) end
   local ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1
   state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits, answeredAtMs = observation.nowMs, ownOutAtSend = ownOutAtSend }
 end

@@ -1,0 +1,81 @@
+/**
+ * A sliding window's length, learned from the server's count when no signal shows it. Two
+ * readings bound it from above: the reset (when the oldest counted unit leaves, rounded up to whole
+ * seconds: inferWindow) and units of ours the count no longer holds (they have left: trimWindow).
+ * Both are upper bounds, so the tightest is kept. Resets rounded up to whole seconds leave up to a
+ * second of slack in the first; the second takes that slack out (a window bound at 1,050 ms for a
+ * 1 s window paced 10 per 1.05 s, 5 % slower than the server allows).
+ */
+import { heldSlots } from "./model";
+import { MAX_FIGURE, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
+import type { GovernorState, Observation } from "./types";
+
+/**
+ * A sliding window's reset is when its oldest counted unit leaves. When the budget is spent and
+ * we are the only client, the units the server counts are our most recent `limit` ones, so the
+ * window is at most (reset - the oldest of them). Each such reading is an upper bound (resets are
+ * rounded up to whole seconds), so the tightest one is kept. A reading where the server counts
+ * more than we sent (another client shares the budget) says nothing and is skipped.
+ */
+export function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
+  if (state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
+  const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 });
+  if (held.last < 0 || held.ownUnits < state.limit) return;
+  const oldestMs = state.slots[held.first]![0];
+  if (resetAtMs <= oldestMs) return;
+  const observedMs = resetAtMs - oldestMs;
+  state.windowMs = Math.min(MAX_FIGURE, state.windowSource === "inferred" && state.windowMs !== null ? Math.min(state.windowMs, observedMs) : observedMs);
+  state.windowSource = "inferred";
+}
+
+/**
+ * Where the bound trimmed from units that left is kept: it is measured between two sends on our
+ * clock, while the server counted two arrivals, and answers' latencies differ by some ms.
+ */
+const LEFT_UNITS_MARGIN = 0.01;
+
+/**
+ * The newest of our sends whose unit the reading no longer counts, and the oldest it still counts.
+ * Walking back from the observed send, the server counts (limit - remaining) units at most, the
+ * observed one's included; the next older unit of ours has left. Claims still out are skipped (they
+ * may reach the server after the observed one), and so are sends at the observed instant (they may
+ * have reached it first): either way the bound only gets looser. Units of others in the count make
+ * fewer of ours counted, which loosens it too.
+ */
+function leftAndOldestCounted(state: GovernorState, observation: Observation, remaining: number, limit: number): { leftAtMs: number; oldestCountedMs: number } | null {
+  const sentAtMs = observation.sentAtMs;
+  const observedUnits = state.slots.find(([, seq]) => seq === observation.seq)?.[2] ?? state.unitsPerRequest;
+  let counted = limit - remaining - observedUnits;
+  if (counted < 0) return null;
+  const out = new Set(state.inFlight.map(([seq]) => seq));
+  let oldestCountedMs = sentAtMs;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    const [atMs, seq, units] = state.slots[i]!;
+    if (atMs >= sentAtMs || seq === observation.seq || out.has(seq)) continue;
+    if (counted < units) return { leftAtMs: atMs, oldestCountedMs };
+    counted -= units;
+    oldestCountedMs = atMs;
+  }
+  return null;
+}
+
+/**
+ * Units of ours that the server no longer counts have left the window: a unit sent at s is gone by
+ * the observed send t, so the window is at most t - s. Only a sliding window's bound inferred from
+ * whole-second resets is trimmed, and by less than half a second: a fixed window read before its
+ * reset (rounded up, the reset we read is late) also shows units gone, from just before the
+ * server's reset. And the trimmed window must still fit the reading's reset: a sliding log's reset
+ * is its oldest counted unit's send plus the window, rounded up by less than a second (a bucket's
+ * time until full, read as a sliding window, does not fit it).
+ */
+export function trimWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
+  const { limit, windowMs } = state;
+  if (state.refill !== "window" || state.windowSource !== "inferred" || windowMs === null || limit === null || resetAtMs === 0) return;
+  if (state.concurrency === "shown" || state.concurrency === "inferred") return;
+  const found = leftAndOldestCounted(state, observation, remaining, limit);
+  if (found === null) return;
+  const boundMs = Math.ceil((observation.sentAtMs - found.leftAtMs) * (1 + LEFT_UNITS_MARGIN));
+  if (boundMs >= windowMs || boundMs < windowMs - ROUNDING_MS / 2) return;
+  if (boundMs < resetAtMs - found.oldestCountedMs - ROUNDING_MS - RESET_DRIFT_MARGIN_MS) return;
+  state.windowMs = boundMs;
+}

@@ -1,0 +1,98 @@
+/**
+ * A sliding window's length learned from readings (src/engine/governor/sliding.ts): the reset bounds
+ * it to within the whole second it is rounded to, and units of ours that the count no longer holds
+ * take that second's slack out.
+ */
+import { describe, expect, it } from "vitest";
+import { emptyState, observe, type GovernorState } from "../../../src/engine/governor";
+import { DEFAULT_GOVERNOR_OPTIONS } from "../../../src/engine/governor/types";
+import { Scope, shown, T0 } from "./helpers";
+
+const budget = (remaining: number, resetAfterT0Ms: number) => shown({ remaining, limit: 2, resetAtMs: T0 + resetAfterT0Ms });
+
+/**
+ * A limit of 2 per 1 s behind resets rounded up to whole seconds (at T0 + 50 + k s), as the lab's
+ * sliding-1s-whole-second-resets shows it: the first window's reading bounds the window at 1,050 ms,
+ * and the reading after the next reset names a reset two seconds on (so it is not a fixed window).
+ * Returns the scope after its fourth answer (d, sent at T0 + 1100 unless told).
+ */
+function slidingAtTwoPerSecond(dSentAfterT0Ms = 1100): Scope {
+  const scope = new Scope(T0);
+  scope.answer(scope.go(T0), T0 + 50, { budget: budget(1, 1050) });
+  scope.answer(scope.go(T0 + 50), T0 + 100, { budget: budget(0, 1050) });
+  expect(scope.state).toMatchObject({ windowMs: 1050, windowSource: "inferred", refill: "window" });
+  const c = scope.go(T0 + 100);
+  expect(c.atMs).toBe(T0 + 1050);
+  scope.answer(c, T0 + 1100, { budget: budget(1, 3050) });
+  scope.answer(scope.go(T0 + dSentAfterT0Ms), T0 + dSentAfterT0Ms + 50, { budget: budget(0, 3050) });
+  expect(scope.state).toMatchObject({ windowMs: 1050, refill: "window" });
+  return scope;
+}
+
+describe("a sliding window's length", () => {
+  it("is trimmed by a unit of ours the count no longer holds: sent at T0 + 1100, gone at T0 + 2100, so the window is at most 1,000 ms (plus 1 %)", () => {
+    const scope = slidingAtTwoPerSecond();
+    // c (T0 + 1050) leaves our log at T0 + 2100; the server counts only e there: d (T0 + 1100) has left too.
+    const e = scope.go(T0 + 1150);
+    expect(e.atMs).toBe(T0 + 2100);
+    scope.answer(e, T0 + 2150, { budget: budget(1, 4050) });
+    expect(scope.state.windowMs).toBe(1010);
+  });
+
+  it("is not trimmed by more than half a second at once: units gone soon after their send are a fixed window's reset, read late", () => {
+    const scope = slidingAtTwoPerSecond(1800);
+    const e = scope.go(T0 + 1850);
+    expect(e.atMs).toBe(T0 + 2100);
+    // d, sent at T0 + 1800, is no longer counted at T0 + 2100 (and the reset named is the same
+    // second's: a fixed window's): 303 ms is no sliding window's length here.
+    scope.answer(e, T0 + 2150, { budget: budget(1, 3050) });
+    expect(scope.state.windowMs).toBe(1050);
+  });
+
+  it("is not trimmed to a length the reading's own reset rules out (its oldest counted unit plus the window, rounded up by less than a second)", () => {
+    const scope = slidingAtTwoPerSecond();
+    const e = scope.go(T0 + 1150);
+    // A reset 2.95 s after the only counted unit: no window of 1,010 ms gives it (a bucket's time until full can).
+    scope.answer(e, T0 + 2150, { budget: budget(1, 5050) });
+    expect(scope.state.windowMs).toBe(1050);
+  });
+
+  it("is not trimmed by claims still out: they may reach the server after the reading", () => {
+    const scope = new Scope(T0);
+    scope.answer(scope.go(T0), T0 + 50, { budget: budget(1, 1050) });
+    scope.answer(scope.go(T0 + 50), T0 + 100, { budget: budget(0, 1050) });
+    const c = scope.go(T0 + 100);
+    scope.answer(c, T0 + 1100, { budget: budget(1, 3050) });
+    // d is sent at T0 + 1100 and its answer never comes in this test.
+    scope.go(T0 + 1100);
+    const e = scope.go(T0 + 1150);
+    expect(e.atMs).toBe(T0 + 2100);
+    // Counted as gone, d would trim the window to 1,010 ms; it may as well not have arrived yet.
+    scope.answer(e, T0 + 2150, { budget: budget(1, 4050) });
+    expect(scope.state.windowMs).toBe(1050);
+  });
+
+  it("is bounded by the reading's own reset, not by an earlier reading's merged with it: a sliding window's reset moves on as its oldest units leave", () => {
+    // Limit 3, window 3 s, delta-second resets: the previous reading named T0 + 8530 (x at T0 + 5250 leaving),
+    // this one T0 + 9430 (x2 at T0 + 6180 leaving); 900 ms apart, they would read as one reset.
+    const state: GovernorState = {
+      ...emptyState(T0),
+      seq: 3,
+      limit: 3,
+      windowMs: 3030,
+      windowSource: "inferred",
+      slots: [
+        [T0 + 6180, 1, 1],
+        [T0 + 7380, 2, 1],
+        [T0 + 8280, 3, 1],
+      ],
+      anchor: { remaining: 0, seq: 2, atMs: T0 + 7380, resetAtMs: T0 + 8530, lateUnits: 0, answeredAtMs: T0 + 7530, ownOutAtSend: 1 },
+      inFlight: [[3, T0 + 40_000]],
+      rttMs: 150,
+    };
+    const after = observe(state, { seq: 3, sentAtMs: T0 + 8280, nowMs: T0 + 8430, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 0, limit: 3, resetAtMs: T0 + 9430 }), reason: "200 OK" }, DEFAULT_GOVERNOR_OPTIONS);
+    // Merged, the reset would bound the window at 8530 - 6180 = 2350 ms, and the next start would be throttled.
+    expect(after.windowMs).toBe(3030);
+    expect(after.anchor?.resetAtMs).toBe(T0 + 8530);
+  });
+});
