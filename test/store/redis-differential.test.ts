@@ -749,7 +749,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees that a throttle explained by our own starts filling a fixed window teaches no reserve", async () => {
+  it("agrees that a throttle explained by our own starts filling a fixed window, or a sliding log's last window, teaches no reserve", async () => {
     const both = new SideBySide(raw, server.url, "own:", T0);
     try {
       const scope = "api|fixed";
@@ -764,6 +764,21 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = reset1 + 160;
       await both.observe(scope, { ...answer(extraSeq, reset1 + 100, "throttled", fixedBudget(0, reset1 + 10_000)), waitMs: 9000, waitFromServer: true });
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", reserveUnits: 0 });
+
+      // The same in a first window of 100 per 10 s shown (IETF w=10) and not yet seen to be fixed: our own 101st grant.
+      const sliding = "api|first-window";
+      const shownWindow = (left: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000, restorePerSecond: null, unitsPerRequest: null });
+      both.nowMs = T0;
+      const probe = await both.claim(sliding, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 50;
+      await both.observe(sliding, answer(seqOf(probe), T0, "ok", shownWindow(99)));
+      for (let i = 0; i < 99; i++) await both.claim(sliding, { latestStartMs: Number.POSITIVE_INFINITY });
+      const spent = roundTrip(both.memory.snapshot().get(sliding)) as Record<string, unknown> & { seq: number; slots: number[][]; inFlight: number[][] };
+      const oneTooMany = spent.seq + 1;
+      await writeBoth(raw, both, sliding, { ...spent, seq: oneTooMany, slots: [...spent.slots, [T0 + 50, oneTooMany, 1]], inFlight: [...spent.inFlight, [oneTooMany, T0 + 30_000]] });
+      both.nowMs = T0 + 110;
+      await both.observe(sliding, { ...answer(oneTooMany, T0 + 50, "throttled", shownWindow(0)), waitMs: 10_000, waitFromServer: true });
+      expect(both.memory.snapshot().get(sliding)).toMatchObject({ refill: "window", reserveUnits: 0 });
     } finally {
       await both.close();
     }

@@ -1037,15 +1037,24 @@ local function learnFromThrottle(state, observation)
   end
 end
 
--- observe.ts ownStartsFillWindow: in a fixed window, our own starts since it began fill the limit.
-local function ownStartsFillWindow(state, anchor, nowMs)
+-- observe.ts ownStartsFillWindow: our own starts fill the limit where the throttled request was counted.
+local function ownStartsFillWindow(state, anchor, observation)
   local limit = state.limit
   local windowMs = state.windowMs
-  if state.refill ~= "fixed" or limit == nil or windowMs == nil or anchor.resetAtMs == 0 or nowMs >= anchor.resetAtMs then return false end
-  local windowStartMs = anchor.resetAtMs - windowMs
+  if limit == nil or windowMs == nil then return false end
+  local fromMs, toMs
+  if state.refill == "window" then
+    fromMs = observation.sentAtMs - windowMs + 1
+    toMs = observation.sentAtMs
+  elseif state.refill == "fixed" and anchor.resetAtMs > 0 and observation.nowMs < anchor.resetAtMs then
+    fromMs = anchor.resetAtMs - windowMs
+    toMs = observation.nowMs
+  else
+    return false
+  end
   local ours = 0
   for _, s in ipairs(state.slots) do
-    if s[1] >= windowStartMs and s[1] <= nowMs then ours = ours + s[3] end
+    if s[1] >= fromMs and s[1] <= toMs then ours = ours + s[3] end
   end
   return ours >= limit
 end
@@ -1053,7 +1062,7 @@ end
 local function learnReserve(state, observation, units)
   if state.anchor == nil or state.limit == nil then return end
   if observation.kind == "throttled" and observation.limitType ~= "quota" then
-    if ownStartsFillWindow(state, state.anchor, observation.nowMs) then return end
+    if ownStartsFillWindow(state, state.anchor, observation) then return end
     state.reserveUnits = math.min(state.limit / 2, state.reserveUnits + units)
   elseif observation.kind == "ok" and state.reserveUnits > 0 then
     state.reserveUnits = math.max(0, state.reserveUnits - units / state.limit)

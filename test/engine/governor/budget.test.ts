@@ -324,6 +324,25 @@ describe("spending from the server's count", () => {
     expect(learn(50)).toBeGreaterThan(0);
   });
 
+  it("in a sliding log (or a first window not yet seen to be fixed), our own starts of the last window filling the limit: a throttle teaches no reserve either", () => {
+    const learn = (ownStarts: number) => {
+      // 100 per 10 s, the window shown (IETF w=10): the first window, before any reset was seen.
+      const scope = Scope.afterReading(T0 + 50, shown({ remaining: 99, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000 }));
+      const out = Array.from({ length: ownStarts }, () => scope.go(T0 + 100));
+      expect(out.every((granted) => granted.atMs === T0 + 100)).toBe(true);
+      expect(scope.state.refill).toBe("window");
+      const extraSeq = scope.state.seq + 1;
+      scope.state.seq = extraSeq;
+      scope.state.slots.push([T0 + 100, extraSeq, 1]);
+      scope.state.inFlight.push([extraSeq, T0 + 30_000]);
+      scope.throttle({ seq: extraSeq, atMs: T0 + 100 }, T0 + 160, 10_000, { budget: shown({ remaining: 0, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000 }) });
+      return scope.state.reserveUnits;
+    };
+    // The probe and 99 more of ours in the last 10 s: the one too many is ours.
+    expect(learn(99)).toBe(0);
+    expect(learn(50)).toBeGreaterThan(0);
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     // 3 left; two claims; the later one is answered first, remaining 1: the early one is still out, maybe not counted yet.
