@@ -718,6 +718,32 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees where a fixed window joined late is read as fixed (not as a short sliding window), and where a start more than a window ahead is not reserved", async () => {
+    const both = new SideBySide(raw, server.url, "late:", T0);
+    try {
+      const ten = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 10, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const scope = "api|joined-late";
+      const step = async (sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
+        both.nowMs = T0 + sendAfterT0Ms;
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        expect(go).toMatchObject({ kind: "go", atMs: T0 + sendAfterT0Ms });
+        both.nowMs += 10;
+        await both.observe(scope, answer(seqOf(go), T0 + sendAfterT0Ms, "ok", reading));
+      };
+      await step(530, ten(9, 1000));
+      for (let left = 8; left >= 0; left--) await step(540, ten(left, 1000));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ windowMs: 470, refill: "window" });
+      await step(1300, ten(9, 2000));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", windowMs: 1000 });
+      const kinds: string[] = [];
+      for (let i = 0; i < 30; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      expect(kinds.filter((kind) => kind === "go")).toHaveLength(19);
+      expect(kinds.slice(19).every((kind) => kind === "wait")).toBe(true);
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees where units of ours the count no longer holds trim a sliding window's length, and where claims still out or the reading's own reset keep it", async () => {
     const both = new SideBySide(raw, server.url, "trim:", T0);
     try {

@@ -88,6 +88,20 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
 }
 
 /**
+ * A fixed window's starts are laid from its learned length and the last reset read, and later
+ * readings correct both (whole-second resets read against a drifting Date: 1,060 ms one window,
+ * 1,000 the next). A start granted several windows ahead keeps the error of its day and, as grants
+ * never move, lands in a window the corrected ones fill too: 50 workers holding starts five windows
+ * of 10 per 1 s ahead were throttled 27 times. Beyond the next window nothing is reserved: the
+ * request asks again when its start is a window away.
+ */
+function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
+  const windowMs = state.windowMs;
+  if (state.refill !== "fixed" || windowMs === null || atMs - nowMs <= windowMs) return null;
+  return { kind: "wait", untilMs: atMs - windowMs, why: "fixed window: a start more than a window ahead is claimed when it is a window away" };
+}
+
+/**
  * Claims the next start. Returns the new state and one of: go (a slot, reserved), wait (a probe
  * or the in-flight cap holds it: ask again), defer (the earliest start is past latestStartMs:
  * nothing reserved).
@@ -131,6 +145,8 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
   const earliest = earliestStart(state, floorMs, units, draw);
   if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
   if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
+  const beyond = beyondNextWindow(state, nowMs, earliest.atMs);
+  if (beyond) return { state, result: beyond };
   const probe = "probeWanted" in earliest;
   return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };
 }

@@ -73,6 +73,11 @@ function wholeSecondsNear(distanceMs: number): number {
   return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? Math.max(distanceMs, seconds * ROUNDING_MS) : distanceMs;
 }
 
+/** The shortest sliding window this reading's reset fits: the send plus the window, rounded up by under a second (and the Date's drift). */
+function slidingAtLeastMs(observation: Observation, resetAtMs: number): number {
+  return resetAtMs - observation.sentAtMs - ROUNDING_MS - RESET_DRIFT_MARGIN_MS;
+}
+
 /**
  * The request was counted after the previous reset: if the budget came back in full, the limit
  * is a fixed window, and the distance between two resets is its length.
@@ -100,7 +105,11 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
     // length: a sliding window's reset (its oldest unit's leaving) rounded up to whole seconds comes
     // up to a second late, and requests sent at such a reset push the next one a whole second on.
     // Taking that distance for a fixed window's length would pace a 1 s window at one per 2 s.
-    if (state.windowSource === "inferred" && state.windowMs !== null && resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2) return;
+    // But only where this reading's own reset says a sliding window is nearly as long as that bound
+    // (its reset is the send plus the window, rounded up by less than a second): a bound read in a
+    // fixed window we joined late is short (470 ms for 10 per 1 s, its first request sent 470 ms
+    // before the reset), and paced as a sliding window of 470 ms the next window was throttled.
+    if (state.windowSource === "inferred" && state.windowMs !== null && resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 && slidingAtLeastMs(observation, resetAtMs) > state.windowMs - ROUNDING_MS / 2) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
       state.windowMs = Math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs));

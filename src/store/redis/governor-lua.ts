@@ -594,6 +594,13 @@ local function heldByInFlightCap(state, nowMs)
   return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
 end
 
+-- claim.ts beyondNextWindow: a fixed window's start more than a window ahead is not reserved yet.
+local function beyondNextWindow(state, nowMs, atMs)
+  local windowMs = state.windowMs
+  if state.refill ~= "fixed" or windowMs == nil or atMs - nowMs <= windowMs then return nil end
+  return { kind = "wait", untilMs = atMs - windowMs, why = "fixed window: a start more than a window ahead is claimed when it is a window away" }
+end
+
 local function claimInPlace(state, request, options)
   local nowMs = clampTime(request.nowMs)
   state.updatedAtMs = nowMs
@@ -637,6 +644,8 @@ local function claimInPlace(state, request, options)
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
+  local beyond = beyondNextWindow(state, nowMs, earliest.atMs)
+  if beyond then return beyond end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
 end
 
@@ -729,8 +738,9 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
   local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
   if remaining >= state.limit - sinceReset - tolerance then
     if shownWindowMs ~= nil and slidingOnly <= tolerance then return end
-    -- observe.ts: resets further apart than the window already bound are not one window's length.
-    if state.windowSource == "inferred" and state.windowMs ~= nil and resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 then return end
+    -- observe.ts: resets further apart than the window already bound are not one window's length,
+    -- where this reading's reset fits a sliding window nearly as long as the bound (slidingAtLeastMs).
+    if state.windowSource == "inferred" and state.windowMs ~= nil and resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 and resetAtMs - observation.sentAtMs - ROUNDING_MS - ROUNDING_MS / 4 > state.windowMs - ROUNDING_MS / 2 then return end
     state.refill = "fixed"
     if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
       state.windowMs = math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs))

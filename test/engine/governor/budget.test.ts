@@ -157,7 +157,36 @@ describe("a shown budget is never overrun", () => {
     const late = Array.from({ length: 9 }, () => scope.go(T0 + 1900));
     expect(late.every((go) => go.atMs === T0 + 1900)).toBe(true);
     expect(scope.go(T0 + 1900).atMs).toBe(T0 + 1920);
-    expect(scope.go(T0 + 1900).atMs).toBe(T0 + 2920);
+    // The window after is more than a window away: nothing is reserved there yet (later readings
+    // may move it); the claim is made again when it is a window away.
+    expect(scope.claim(T0 + 1900)).toMatchObject({ kind: "wait", untilMs: T0 + 1920 });
+    expect(scope.go(T0 + 1920).atMs).toBe(T0 + 2920);
+  });
+
+  it("a fixed window's start more than a window ahead is not reserved: 50 claims at once get the next window's ten and wait", () => {
+    const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+    const scope = new Scope(T0 + 20);
+    scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
+    scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: ten(9, T0 + 2000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
+    const results = Array.from({ length: 50 }, () => scope.claim(T0 + 1020));
+    const going = results.filter((r) => r.kind === "go");
+    // 9 left in this window, 10 in the next (its start is within a window of now); the rest wait.
+    expect(going).toHaveLength(19);
+    expect(going.every((r) => r.atMs <= T0 + 2000)).toBe(true);
+    expect(results.slice(19).every((r) => r.kind === "wait" && r.untilMs === T0 + 2000)).toBe(true);
+  });
+
+  it("a fixed window joined late is not read as a short sliding window: a first bound of 470 ms, then a full count a second after the first reset", () => {
+    // 10 per 1 s fixed windows ending on whole seconds; our first requests 470 ms before a reset.
+    const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+    const scope = new Scope(T0 + 530);
+    scope.answer(scope.go(T0 + 530), T0 + 540, { budget: ten(9, T0 + 1000) });
+    for (let left = 8; left >= 0; left--) scope.answer(scope.go(T0 + 540), T0 + 550, { budget: ten(left, T0 + 1000) });
+    expect(scope.state).toMatchObject({ windowMs: 470, refill: "window" });
+    // The next window, well after its reset: the full limit back, its reset a second after the first.
+    scope.answer(scope.go(T0 + 1300), T0 + 1310, { budget: ten(9, T0 + 2000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
   });
 
   // Found by a property like the ones above with answers that show limit, remaining and reset but
