@@ -263,15 +263,26 @@ export class RequestRun {
     const headers = response.headers as HeaderInput;
     const host = this.req.url.host;
     const nowMs = this.ctx.clock.nowMs();
+    const known = this.ctx.serverClocks.has(host);
+    let verdict = this.classifyAt(response, headers, nowMs, host);
+    // Answers that speak of a limit also teach the server's clock (their instants are read against it).
+    if (verdict.budget !== null || verdict.throttled) {
+      this.learnServerClock(host, headers, nowMs);
+      // The first such answer is read again against what its own Date taught: read against the
+      // truncated Date alone, its reset is up to a second late (a window of 1 s then looks like
+      // the same window as the next one, whose count is back up: a concurrency limit, wrongly).
+      if (!known && this.ctx.serverClocks.has(host)) verdict = this.classifyAt(response, headers, nowMs, host);
+    }
+    this.answer = { response, verdict };
+    return verdict;
+  }
+
+  private classifyAt(response: AxiosResponse, headers: HeaderInput, nowMs: number, host: string): Verdict {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
-    const verdict = classify(
+    return classify(
       { request: { method: this.req.method, url: this.req.urlText }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
       { nowMs, requestUrlParts: this.req.urlParts, ...(offset === null ? {} : { serverClockOffsetMs: offset }) },
     );
-    // Answers that speak of a limit also teach the server's clock (their instants are read against it).
-    if (verdict.budget !== null || verdict.throttled) this.learnServerClock(host, headers, nowMs);
-    this.answer = { response, verdict };
-    return verdict;
   }
 
   private learnServerClock(host: string, headers: HeaderInput, receivedAtMs: number): void {

@@ -322,3 +322,21 @@ describe("a start taken late (an event loop stalled by other work)", () => {
     expect(claims).toEqual(["go"]);
   });
 });
+
+describe("the server's clock, read from the Date of the first answer that speaks of a limit", () => {
+  it("reads that answer's reset against what its own Date taught, not against the truncated Date alone (up to a second late)", async () => {
+    // 900 ms into a second, the server says Date 09:00:00 and a reset at 09:00:01 (100 ms away).
+    const nowMs = Date.parse("2027-01-04T09:00:00.900Z");
+    server = await startServer([{ status: 200, headers: { date: new Date(nowMs - 900).toUTCString(), "x-ratelimit-limit": "10", "x-ratelimit-remaining": "9", "x-ratelimit-reset": String((nowMs + 100) / 1000) }, body: { ok: true } }]);
+    const clock = { nowMs: () => nowMs, sleep: async () => undefined };
+    const resets: number[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "observe" && e.observation.budget?.resetAtMs && resets.push(e.observation.budget.resetAtMs)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    expect((await client.request({ method: "GET", url: "/items" })).outcome).toBe("success");
+    // Read against the Date alone it is 09:00:01.900; the one sample allows the clocks to agree
+    // within 100 ms (ASSUMED_SYNC_MS), so the reset reads at most that late.
+    expect(resets).toHaveLength(1);
+    expect(resets[0]! - nowMs).toBeGreaterThanOrEqual(100);
+    expect(resets[0]! - nowMs).toBeLessThanOrEqual(200);
+  });
+});
