@@ -15,10 +15,13 @@ import type { GovernorState, Observation } from "./types";
  * we are the only client, the units the server counts are our most recent `limit` ones, so the
  * window is at most (reset - the oldest of them). Each such reading is an upper bound (resets are
  * rounded up to whole seconds), so the tightest one is kept. A reading where the server counts
- * more than we sent (another client shares the budget) says nothing and is skipped.
+ * more than we sent (another client shares the budget) says nothing and is skipped, and so does a
+ * throttled answer (its request is not in the count: the window spent when it came was 728 ms of
+ * our starts for a 1 s window, and paced at that the next ones were throttled too).
  */
 export function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
-  if (state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
+  // A throttled request was not counted: its reading's count holds none of it.
+  if (observation.kind !== "ok" || state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
   const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 });
   if (held.last < 0 || held.ownUnits < state.limit) return;
   const oldestMs = state.slots[held.first]![0];
@@ -70,7 +73,7 @@ function leftAndOldestCounted(state: GovernorState, observation: Observation, re
  */
 export function trimWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
   const { limit, windowMs } = state;
-  if (state.refill !== "window" || state.windowSource !== "inferred" || windowMs === null || limit === null || resetAtMs === 0) return;
+  if (observation.kind !== "ok" || state.refill !== "window" || state.windowSource !== "inferred" || windowMs === null || limit === null || resetAtMs === 0) return;
   if (state.concurrency === "shown" || state.concurrency === "inferred") return;
   const found = leftAndOldestCounted(state, observation, remaining, limit);
   if (found === null) return;

@@ -752,7 +752,7 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
 end
 
 local function inferWindow(state, observation, remaining, resetAtMs)
-  if state.refill ~= "window" or state.windowSource == "shown" or resetAtMs == 0 or state.limit == nil or remaining > 0 then return end
+  if observation.kind ~= "ok" or state.refill ~= "window" or state.windowSource == "shown" or resetAtMs == 0 or state.limit == nil or remaining > 0 then return end
   local first, last, ownUnits = heldSlots(state, { remaining = remaining, seq = observation.seq, atMs = observation.sentAtMs, resetAtMs = resetAtMs, lateUnits = 0 })
   if last == 0 or ownUnits < state.limit then return end
   local oldestMs = state.slots[first][1]
@@ -829,7 +829,7 @@ end
 -- sliding.ts trimWindow: units of ours the count no longer holds have left the window.
 local function trimWindow(state, observation, remaining, resetAtMs)
   local limit, windowMs = state.limit, state.windowMs
-  if state.refill ~= "window" or state.windowSource ~= "inferred" or windowMs == nil or limit == nil or resetAtMs == 0 then return end
+  if observation.kind ~= "ok" or state.refill ~= "window" or state.windowSource ~= "inferred" or windowMs == nil or limit == nil or resetAtMs == 0 then return end
   if state.concurrency == "shown" or state.concurrency == "inferred" then return end
   local leftAtMs, oldestCountedMs = leftAndOldestCounted(state, observation, remaining, limit)
   if leftAtMs == nil then return end

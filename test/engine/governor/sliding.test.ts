@@ -72,6 +72,29 @@ describe("a sliding window's length", () => {
     expect(scope.state.windowMs).toBe(1050);
   });
 
+  it("is not bounded by a throttled answer's reading: its request is not in the count", () => {
+    // Limit 3, window inferred at 3,030 ms; the third of our sends is throttled with a reset 2.92 s after our oldest.
+    const state: GovernorState = {
+      ...emptyState(T0),
+      seq: 3,
+      limit: 3,
+      windowMs: 3030,
+      windowSource: "inferred",
+      slots: [
+        [T0 + 6180, 1, 1],
+        [T0 + 8372, 2, 1],
+        [T0 + 8380, 3, 1],
+      ],
+      inFlight: [[3, T0 + 40_000]],
+      rttMs: 40,
+    };
+    const reading = (kind: "ok" | "throttled") =>
+      observe(state, { seq: 3, sentAtMs: T0 + 8380, nowMs: T0 + 8420, kind, limitType: kind === "ok" ? "none" : "burst", waitMs: kind === "ok" ? null : 1000, waitFromServer: kind !== "ok", budget: shown({ remaining: 0, limit: 3, resetAtMs: T0 + 9100 }), reason: kind }, DEFAULT_GOVERNOR_OPTIONS);
+    // Counted, the three would bound the window at 9100 - 6180 = 2920 ms; throttled, the third is not one of them.
+    expect(reading("ok").windowMs).toBe(2920);
+    expect(reading("throttled").windowMs).toBe(3030);
+  });
+
   it("is bounded by the reading's own reset, not by an earlier reading's merged with it: a sliding window's reset moves on as its oldest units leave", () => {
     // Limit 3, window 3 s, delta-second resets: the previous reading named T0 + 8530 (x at T0 + 5250 leaving),
     // this one T0 + 9430 (x2 at T0 + 6180 leaving); 900 ms apart, they would read as one reset.
