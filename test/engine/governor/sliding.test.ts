@@ -29,6 +29,20 @@ function slidingAtTwoPerSecond(dSentAfterT0Ms = 1100): Scope {
   return scope;
 }
 
+/** A limit of 3 with its window inferred at 3,030 ms, three sends of ours (ms after T0), the third still out. */
+function threeSent(sentAfterT0Ms: [number, number, number], fields: Partial<GovernorState>): GovernorState {
+  return {
+    ...emptyState(T0),
+    seq: 3,
+    limit: 3,
+    windowMs: 3030,
+    windowSource: "inferred",
+    slots: sentAfterT0Ms.map((ms, i) => [T0 + ms, i + 1, 1] as [number, number, number]),
+    inFlight: [[3, T0 + 40_000]],
+    ...fields,
+  };
+}
+
 describe("a sliding window's length", () => {
   it("is trimmed by a unit of ours the count no longer holds: sent at T0 + 1100, gone at T0 + 2100, so the window is at most 1,000 ms (plus 1 %)", () => {
     const scope = slidingAtTwoPerSecond();
@@ -74,20 +88,7 @@ describe("a sliding window's length", () => {
 
   it("is not bounded by a throttled answer's reading: its request is not in the count", () => {
     // Limit 3, window inferred at 3,030 ms; the third of our sends is throttled with a reset 2.92 s after our oldest.
-    const state: GovernorState = {
-      ...emptyState(T0),
-      seq: 3,
-      limit: 3,
-      windowMs: 3030,
-      windowSource: "inferred",
-      slots: [
-        [T0 + 6180, 1, 1],
-        [T0 + 8372, 2, 1],
-        [T0 + 8380, 3, 1],
-      ],
-      inFlight: [[3, T0 + 40_000]],
-      rttMs: 40,
-    };
+    const state = threeSent([6180, 8372, 8380], { rttMs: 40 });
     const reading = (kind: "ok" | "throttled") =>
       observe(state, { seq: 3, sentAtMs: T0 + 8380, nowMs: T0 + 8420, kind, limitType: kind === "ok" ? "none" : "burst", waitMs: kind === "ok" ? null : 1000, waitFromServer: kind !== "ok", budget: shown({ remaining: 0, limit: 3, resetAtMs: T0 + 9100 }), reason: kind }, DEFAULT_GOVERNOR_OPTIONS);
     // Counted, the three would bound the window at 9100 - 6180 = 2920 ms; throttled, the third is not one of them.
@@ -98,21 +99,10 @@ describe("a sliding window's length", () => {
   it("is bounded by the reading's own reset, not by an earlier reading's merged with it: a sliding window's reset moves on as its oldest units leave", () => {
     // Limit 3, window 3 s, delta-second resets: the previous reading named T0 + 8530 (x at T0 + 5250 leaving),
     // this one T0 + 9430 (x2 at T0 + 6180 leaving); 900 ms apart, they would read as one reset.
-    const state: GovernorState = {
-      ...emptyState(T0),
-      seq: 3,
-      limit: 3,
-      windowMs: 3030,
-      windowSource: "inferred",
-      slots: [
-        [T0 + 6180, 1, 1],
-        [T0 + 7380, 2, 1],
-        [T0 + 8280, 3, 1],
-      ],
+    const state = threeSent([6180, 7380, 8280], {
       anchor: { remaining: 0, seq: 2, atMs: T0 + 7380, resetAtMs: T0 + 8530, lateUnits: 0, answeredAtMs: T0 + 7530, ownOutAtSend: 1 },
-      inFlight: [[3, T0 + 40_000]],
       rttMs: 150,
-    };
+    });
     const after = observe(state, { seq: 3, sentAtMs: T0 + 8280, nowMs: T0 + 8430, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 0, limit: 3, resetAtMs: T0 + 9430 }), reason: "200 OK" }, DEFAULT_GOVERNOR_OPTIONS);
     // Merged, the reset would bound the window at 8530 - 6180 = 2350 ms, and the next start would be throttled.
     expect(after.windowMs).toBe(3030);
