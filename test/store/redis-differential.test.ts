@@ -303,6 +303,18 @@ class SideBySide {
     await this.sameState(scope, scope);
   }
 
+  /** A claim at nowMs that must be granted, answered latencyMs after its start with `reading` (left out when null). */
+  async sendAndAnswer(scope: string, nowMs: number, reading: ObservedBudget | null, latencyMs: number): Promise<Extract<ClaimResult, { kind: "go" }>> {
+    this.nowMs = nowMs;
+    const go = await this.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    if (go.kind !== "go") expect.fail(`${scope}: expected go at ${nowMs - T0} ms, got ${JSON.stringify(go)}`);
+    if (reading !== null) {
+      this.nowMs = go.atMs + latencyMs;
+      await this.observe(scope, answer(go.seq, go.atMs, "ok", reading));
+    }
+    return go;
+  }
+
   private async sameState(scope: string, where: string): Promise<void> {
     const stored = await this.raw.get(this.redis.keyOf(scope));
     expect(stored === null ? null : JSON.parse(stored), `${where}: the state`).toEqual(roundTrip(this.memory.snapshot().get(scope)));
@@ -700,11 +712,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // its tokens rounded down), so its window is under (3000 - 2020) * 5 / (5 - 3 - 1) = 4900 ms.
       const five = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
       const step = async (sendAtMs: number, left: number, resetAtMs: number): Promise<void> => {
-        both.nowMs = sendAtMs;
-        const go = await both.claim("api|bucket", { latestStartMs: Number.POSITIVE_INFINITY });
-        expect(go).toMatchObject({ kind: "go", atMs: sendAtMs });
-        both.nowMs = sendAtMs + 20;
-        await both.observe("api|bucket", answer(seqOf(go), sendAtMs, "ok", five(left, resetAtMs)));
+        expect((await both.sendAndAnswer("api|bucket", sendAtMs, five(left, resetAtMs), 20)).atMs).toBe(sendAtMs);
       };
       await step(T0 + 980, 4, T0 + 2000);
       for (const left of [3, 2, 1, 0]) await step(T0 + 1000, left, T0 + 2000);
@@ -724,11 +732,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const ten = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 10, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
       const scope = "api|joined-late";
       const step = async (sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
-        both.nowMs = T0 + sendAfterT0Ms;
-        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        expect(go).toMatchObject({ kind: "go", atMs: T0 + sendAfterT0Ms });
-        both.nowMs += 10;
-        await both.observe(scope, answer(seqOf(go), T0 + sendAfterT0Ms, "ok", reading));
+        expect((await both.sendAndAnswer(scope, T0 + sendAfterT0Ms, reading, 10)).atMs).toBe(T0 + sendAfterT0Ms);
       };
       await step(530, ten(9, 1000));
       for (let left = 8; left >= 0; left--) await step(540, ten(left, 1000));
@@ -748,17 +752,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "trim:", T0);
     try {
       const two = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 2, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
-      /** One step: a claim at sendAfterT0Ms, answered 50 ms later with `reading` (or left out when null). */
-      const step = async (scope: string, sendAfterT0Ms: number, reading: ObservedBudget | null): Promise<number> => {
-        both.nowMs = T0 + sendAfterT0Ms;
-        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        expect(go.kind).toBe("go");
-        if (reading === null) return seqOf(go);
-        const sentAtMs = go.kind === "go" ? go.atMs : 0;
-        both.nowMs = sentAtMs + 50;
-        await both.observe(scope, answer(seqOf(go), sentAtMs, "ok", reading));
-        return seqOf(go);
-      };
+      /** One step: a claim at sendAfterT0Ms, answered 50 ms after its start with `reading` (or left out when null). */
+      const step = (scope: string, sendAfterT0Ms: number, reading: ObservedBudget | null) => both.sendAndAnswer(scope, T0 + sendAfterT0Ms, reading, 50);
       // 2 per 1 s behind whole-second resets: bound at 1050 ms, then d (T0 + 1100) is gone at T0 + 2100.
       for (const [scope, lastReset, dOut] of [["api|trimmed", 4050, false], ["api|reset-rules-out", 5050, false], ["api|d-out", 4050, true]] as const) {
         await step(scope, 0, two(1, 1050));

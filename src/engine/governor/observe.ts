@@ -120,6 +120,13 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
   }
 }
 
+/** Units of our claims granted after the claim fromSeq, up to and including toSeq. */
+function unitsClaimedBetween(state: GovernorState, fromSeq: number, toSeq: number): number {
+  let units = 0;
+  for (const [, seq, slotUnits] of state.slots) if (seq > fromSeq && seq <= toSeq) units += slotUnits;
+  return units;
+}
+
 /** How fast the estimate of others' spending follows a new reading. */
 const OTHERS_SMOOTHING = 0.3;
 
@@ -135,8 +142,7 @@ function learnOthers(state: GovernorState, previous: Anchor, observation: Observ
   if (elapsedMs < state.rttMs) return;
   // Ours in between: claims after the previous reading up to this one, plus those that were late
   // for the previous reading, less those late for this one.
-  let ours = previous.lateUnits - lateUnits;
-  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
+  const ours = previous.lateUnits - lateUnits + unitsClaimedBetween(state, previous.seq, observation.seq);
   // A bucket refilled meanwhile at its known rate; a window's refill is not modelled here (units
   // coming back only hide others' spending: the estimate errs low).
   const limit = state.limit;
@@ -233,8 +239,7 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   // Where others spend the budget unseen, their requests and units leaving a sliding window can
   // balance to the same count by chance: only a count that is ours alone tells.
   if (state.othersPerMs > 0 || state.reserveUnits > 0) return false;
-  let ours = 0;
-  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) ours += units;
+  const ours = unitsClaimedBetween(state, previous.seq, observation.seq);
   return ours > 0 && remaining === previous.remaining - ours;
 }
 

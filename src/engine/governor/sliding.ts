@@ -20,7 +20,6 @@ import type { GovernorState, Observation } from "./types";
  * our starts for a 1 s window, and paced at that the next ones were throttled too).
  */
 export function inferWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
-  // A throttled request was not counted: its reading's count holds none of it.
   if (observation.kind !== "ok" || state.refill !== "window" || state.windowSource === "shown" || resetAtMs === 0 || state.limit === null || remaining > 0) return;
   const held = heldSlots(state, { remaining, seq: observation.seq, atMs: observation.sentAtMs, resetAtMs, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 });
   if (held.last < 0 || held.ownUnits < state.limit) return;
@@ -74,7 +73,6 @@ function leftAndOldestCounted(state: GovernorState, observation: Observation, re
 export function trimWindow(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number): void {
   const { limit, windowMs } = state;
   if (observation.kind !== "ok" || state.refill !== "window" || state.windowSource !== "inferred" || windowMs === null || limit === null || resetAtMs === 0) return;
-  if (state.concurrency === "shown" || state.concurrency === "inferred") return;
   const found = leftAndOldestCounted(state, observation, remaining, limit);
   if (found === null) return;
   const boundMs = Math.ceil((observation.sentAtMs - found.leftAtMs) * (1 + LEFT_UNITS_MARGIN));

@@ -766,15 +766,21 @@ local function inferWindow(state, observation, remaining, resetAtMs)
   state.windowSource = "inferred"
 end
 
+-- observe.ts unitsClaimedBetween: units of our claims granted after fromSeq, up to toSeq.
+local function unitsClaimedBetween(state, fromSeq, toSeq)
+  local units = 0
+  for _, s in ipairs(state.slots) do
+    if s[2] > fromSeq and s[2] <= toSeq then units = units + s[3] end
+  end
+  return units
+end
+
 local function learnOthers(state, previous, observation, remaining, lateUnits)
   local elapsedMs = observation.sentAtMs - previous.atMs
   if elapsedMs <= 0 or (state.refill ~= "bucket" and previous.resetAtMs > 0 and observation.sentAtMs >= previous.resetAtMs) then return end
   if elapsedMs < state.rttMs then return end
-  local ours = previous.lateUnits - lateUnits
+  local ours = previous.lateUnits - lateUnits + unitsClaimedBetween(state, previous.seq, observation.seq)
   local maybeOurs = lateUnits
-  for _, s in ipairs(state.slots) do
-    if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
-  end
   for _, s in ipairs(state.slots) do
     if s[2] > observation.seq and s[1] <= observation.nowMs then maybeOurs = maybeOurs + s[3] end
   end
@@ -830,7 +836,6 @@ end
 local function trimWindow(state, observation, remaining, resetAtMs)
   local limit, windowMs = state.limit, state.windowMs
   if observation.kind ~= "ok" or state.refill ~= "window" or state.windowSource ~= "inferred" or windowMs == nil or limit == nil or resetAtMs == 0 then return end
-  if state.concurrency == "shown" or state.concurrency == "inferred" then return end
   local leftAtMs, oldestCountedMs = leftAndOldestCounted(state, observation, remaining, limit)
   if leftAtMs == nil then return end
   local boundMs = math.ceil((observation.sentAtMs - leftAtMs) * (1 + LEFT_UNITS_MARGIN))
@@ -888,10 +893,7 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
   if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
-  local ours = 0
-  for _, s in ipairs(state.slots) do
-    if s[2] > previous.seq and s[2] <= observation.seq then ours = ours + s[3] end
-  end
+  local ours = unitsClaimedBetween(state, previous.seq, observation.seq)
   return ours > 0 and remaining == previous.remaining - ours
 end
 

@@ -145,8 +145,10 @@ describe("a shown budget is never overrun", () => {
     expect(readings(true, true).state.refill).toBe("fixed");
   });
 
+  /** A reading of a limit of 10 (per second, in the tests below). */
+  const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+
   it("fixed windows read through a drifting Date: 920 ms between two resets is a 1 s window, and starts just before a reset may count in the window it opens", () => {
-    const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
     const scope = new Scope(T0 + 20);
     scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
     // The first answer after the reset finds the budget full; its reset reads 920 ms on, not 1000.
@@ -164,7 +166,6 @@ describe("a shown budget is never overrun", () => {
   });
 
   it("a fixed window's start more than a window ahead is not reserved: 50 claims at once get the next window's ten and wait", () => {
-    const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
     const scope = new Scope(T0 + 20);
     scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
     scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: ten(9, T0 + 2000) });
@@ -179,7 +180,6 @@ describe("a shown budget is never overrun", () => {
 
   it("a fixed window joined late is not read as a short sliding window: a first bound of 470 ms, then a full count a second after the first reset", () => {
     // 10 per 1 s fixed windows ending on whole seconds; our first requests 470 ms before a reset.
-    const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
     const scope = new Scope(T0 + 530);
     scope.answer(scope.go(T0 + 530), T0 + 540, { budget: ten(9, T0 + 1000) });
     for (let left = 8; left >= 0; left--) scope.answer(scope.go(T0 + 540), T0 + 550, { budget: ten(left, T0 + 1000) });
