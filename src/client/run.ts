@@ -400,6 +400,8 @@ export class RequestRun {
       limitType: verdict.limitType,
       waitMs,
       waitFromServer: verdict.throttled && verdict.minWaitMs !== null,
+      // Retry-After is whole seconds (delay-seconds or an HTTP-date, RFC 9110 §10.2.3): rounded up.
+      ...(verdict.throttled && verdict.waitSource === "retry-after" ? { waitResolutionMs: 1000 } : {}),
       budget: this.observedBudget(verdict, replayed),
       reason: req.redactor.text(verdict.reason),
       counted: !replayed,

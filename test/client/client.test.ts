@@ -340,3 +340,20 @@ describe("the server's clock, read from the Date of the first answer that speaks
     expect(resets[0]! - nowMs).toBeLessThanOrEqual(200);
   });
 });
+
+describe("the resolution of the server's wait, told to the governor", () => {
+  it("a throttle's Retry-After (whole seconds, rounded up) is reported as such; retry-after-ms, given to the millisecond, is not", async () => {
+    server = await startServer([
+      { status: 429, headers: { "retry-after": "1" }, body: {} },
+      { status: 429, headers: { "retry-after-ms": "1250" }, body: {} },
+      { status: 200, headers: {}, body: { ok: true } },
+    ]);
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    const clock = { nowMs: () => nowMs, sleep: async (ms: number) => void (nowMs += ms) };
+    const reported: (number | undefined)[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "observe" && e.observation.kind === "throttled" && reported.push(e.observation.waitResolutionMs)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock, random: () => 0 });
+    expect((await client.request({ method: "GET", url: "/items" })).outcome).toBe("success");
+    expect(reported).toEqual([1000, undefined]);
+  });
+});

@@ -32,7 +32,7 @@ type SeqPick = "next" | "latest" | "older" | "unknown";
 type Op =
   | { op: "advance"; ms: number }
   | { op: "claim"; scope: 0 | 1; latestMs: number | null; units: number | null; random: number | null }
-  | { op: "observe"; scope: 0 | 1; pick: SeqPick; sentBackMs: number; kind: Observation["kind"]; limitType: LimitType; waitMs: number | null; waitFromServer: boolean; budget: ObservedBudgetDraft | null; reason: string; counted: boolean | null }
+  | { op: "observe"; scope: 0 | 1; pick: SeqPick; sentBackMs: number; kind: Observation["kind"]; limitType: LimitType; waitMs: number | null; waitFromServer: boolean; waitResolutionMs: number | null; budget: ObservedBudgetDraft | null; reason: string; counted: boolean | null }
   | { op: "release"; scope: 0 | 1; pick: SeqPick }
   | { op: "hold"; scope: 0 | 1; untilMs: number; reason: string; limitType: LimitType }
   | { op: "clear"; scope: 0 | 1 };
@@ -73,6 +73,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       limitType: fc.constantFrom(...LIMIT_TYPES),
       waitMs: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 5000 }), fc.integer({ min: 0, max: 200_000 })),
       waitFromServer: fc.boolean(),
+      // Absent mostly; 1000: a Retry-After in whole seconds; 7: an odd unit.
+      waitResolutionMs: fc.constantFrom<number | null>(null, null, 1000, 7),
       budget: fc.oneof(
         fc.constant(null),
         fc.record({
@@ -473,6 +475,7 @@ class DifferentialRun {
       budget: op.budget === null ? null : budgetOf({ ...op.budget, windowMs: showsWindow ? op.budget.windowMs : null, concurrent: showsConcurrency }, sentAtMs, nowMs, server, sends),
       reason: op.reason,
       ...(op.counted === null ? {} : { counted: op.counted }),
+      ...(op.waitResolutionMs === null ? {} : { waitResolutionMs: op.waitResolutionMs }),
     };
     const before = copyOf(this.memory.snapshot().get(scope)) ?? emptyState(nowMs);
     await this.memory.observe(scope, observation);
@@ -656,6 +659,31 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       "wait: answers still out may show units free before the reset: asking again when they are in",
       "go: the server's count allows it",
     ]);
+  });
+
+  it("agrees on a first lesson's window read to the whole seconds of a Retry-After, and on one given to the millisecond", async () => {
+    const both = new SideBySide(raw, server.url, "whole:", T0);
+    const windows: (number | null)[] = [];
+    try {
+      for (const [scope, waitResolutionMs] of [["api|seconds", 1000], ["api|ms", undefined]] as const) {
+        // Nothing shown: ten successes 25 ms apart, then a 429 saying 1 s (a fixed 10 per 1 s window read 250 ms in).
+        for (let i = 0; i < 10; i++) {
+          const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+          both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 25;
+          await both.observe(scope, answer(seqOf(go), both.nowMs - 25, "ok", null));
+        }
+        const eleventh = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs += 25;
+        await both.observe(scope, { ...answer(seqOf(eleventh), both.nowMs - 25, "throttled", null), waitMs: 1000, waitFromServer: true, ...(waitResolutionMs === undefined ? {} : { waitResolutionMs }) });
+        windows.push(both.memory.snapshot().get(scope)!.windowMs);
+        both.nowMs += 2000;
+      }
+    } finally {
+      await both.close();
+    }
+    // Whole seconds: 1,000 ms plus 1 %; to the millisecond: from the first success to the reset.
+    expect(windows[0]).toBe(1010);
+    expect(windows[1]).toBeGreaterThan(1200);
   });
 
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {

@@ -280,6 +280,24 @@ const DECREASE = 0.8;
 const DEFAULT_LEARNED_WINDOW_MS = 1000;
 
 /**
+ * The window a first throttle's wait bounds: from the first unit the server counted to its reset.
+ * A wait rounded up to whole seconds (Retry-After) puts that reset up to a second late, so a fixed
+ * 10 per 1 s window throttled 250 ms in read as 1,250 ms, and paced at that it lost a fifth of its
+ * rate in every window. Rate limits are stated in whole seconds (per second, per minute), so the
+ * whole number of seconds within that second is taken, plus a margin for the requests' transit (1 %,
+ * at most 100 ms), where it still holds every unit the throttle says was counted: the window is
+ * longer than the time from the first of them to the throttled send.
+ */
+function windowFromWaitMs(observation: Observation, resetAtMs: number, episodeStartMs: number): number {
+  const boundMs = resetAtMs - episodeStartMs;
+  const resolutionMs = observation.waitResolutionMs;
+  if (resolutionMs === undefined || !isPositive(resolutionMs)) return boundMs;
+  const wholeMs = Math.floor(boundMs / resolutionMs) * resolutionMs;
+  const withMarginMs = wholeMs + Math.min(wholeMs / 100, 100);
+  return wholeMs >= resolutionMs && withMarginMs < boundMs && wholeMs > observation.sentAtMs - episodeStartMs ? withMarginMs : boundMs;
+}
+
+/**
  * A throttle with no budget shown. The first one teaches the limit (the units admitted since the
  * episode began, i.e. every slot granted before the throttled one) and the window (from the
  * first of them to the reset the server announced). A later one means what was learned is still
@@ -309,7 +327,7 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
       state.slots.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     }
     if (state.windowSource !== "shown") {
-      const observedMs = resetAtMs !== null ? resetAtMs - episodeStartMs : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
+      const observedMs = resetAtMs !== null ? windowFromWaitMs(observation, resetAtMs, episodeStartMs) : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
       state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs ?? 0, observedMs, 1));
       state.windowSource = "inferred";
     }

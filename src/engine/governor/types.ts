@@ -151,6 +151,12 @@ export interface Observation {
   waitMs: number | null;
   /** Whether waitMs came from the server (a floor for everyone) or from the client's backoff. */
   waitFromServer: boolean;
+  /**
+   * The unit the server's wait was rounded up to, ms: 1000 for Retry-After, whose delay-seconds and
+   * HTTP-date are whole seconds (RFC 9110 §10.2.3), so the server's own instant may be up to that
+   * much earlier. Absent for a wait given to the millisecond.
+   */
+  waitResolutionMs?: number;
   budget: ObservedBudget | null;
   reason: string;
   /**

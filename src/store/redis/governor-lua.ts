@@ -694,7 +694,7 @@ local function checked(o, state)
   end
   return {
     seq = seq, sentAtMs = sentAtMs, nowMs = nowMs, kind = o.kind, limitType = o.limitType, waitMs = o.waitMs,
-    waitFromServer = o.waitFromServer, budget = shown, reason = o.reason, counted = o.counted,
+    waitFromServer = o.waitFromServer, waitResolutionMs = o.waitResolutionMs, budget = shown, reason = o.reason, counted = o.counted,
   }
 end
 
@@ -1019,6 +1019,17 @@ local function relearn(state, limit, admitted, resetAtMs, episodeStartMs)
   state.limit = math.max(state.unitsPerRequest, math.floor(limit * DECREASE))
 end
 
+-- observe.ts windowFromWaitMs: a wait rounded up to whole seconds bounds the window to within a second.
+local function windowFromWaitMs(observation, resetAtMs, episodeStartMs)
+  local boundMs = resetAtMs - episodeStartMs
+  local resolutionMs = observation.waitResolutionMs
+  if not isPositive(resolutionMs) then return boundMs end
+  local wholeMs = math.floor(boundMs / resolutionMs) * resolutionMs
+  local withMarginMs = wholeMs + math.min(wholeMs / 100, 100)
+  if wholeMs >= resolutionMs and withMarginMs < boundMs and wholeMs > observation.sentAtMs - episodeStartMs then return withMarginMs end
+  return boundMs
+end
+
 local function learnFromThrottle(state, observation)
   if observation.seq <= state.learnedAtSeq then return end
   local nowMs = clampTime(observation.nowMs)
@@ -1033,7 +1044,7 @@ local function learnFromThrottle(state, observation)
     placeAdmitted(state, observation, episodeStartMs, admitted)
     if state.windowSource ~= "shown" then
       local observedMs
-      if resetAtMs ~= nil then observedMs = resetAtMs - episodeStartMs else observedMs = math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs) end
+      if resetAtMs ~= nil then observedMs = windowFromWaitMs(observation, resetAtMs, episodeStartMs) else observedMs = math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs) end
       state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs or 0, observedMs, 1))
       state.windowSource = "inferred"
     end

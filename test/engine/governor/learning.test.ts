@@ -40,6 +40,24 @@ describe("learning without budget headers", () => {
     expect(mostInAnyWindow([...sent.map((g) => g.atMs), ...next.map((g) => g.atMs)], windowMs)).toBeLessThanOrEqual(5);
   });
 
+  // Retry-After is whole seconds (RFC 9110 §10.2.3), rounded up: the server's reset may be up to a
+  // second before the one it implies, so the window is the whole number of seconds within that
+  // second (plus 1 %, at most 100 ms), where that still holds every unit counted before the throttle.
+  it.each([
+    ["a fixed 10 per 1 s window throttled 250 ms in (reads 1,250 ms)", 10, 25, 1000, 1000, 1010],
+    ["a sliding 20 per 10 s log throttled 350 ms in (reads 10,350 ms)", 20, 17, 10_000, 1000, 10_100],
+    ["a 60 s window (the margin stops at 100 ms)", 20, 30, 60_000, 1000, 60_100],
+    ["a wait given to the millisecond is the reset itself", 10, 25, 1000, undefined, null],
+    ["Retry-After 0, whose whole seconds would not hold the units counted", 10, 150, 0, 1000, null],
+  ])("%s", (_name, admitted, gapMs, waitMs, waitResolutionMs, expectedWindowMs) => {
+    const scope = new Scope();
+    const sent = successes(scope, admitted, gapMs);
+    const throttled = scope.go(sent[admitted - 1]!.atMs + gapMs);
+    const answeredMs = throttled.atMs + 20;
+    scope.throttle(throttled, answeredMs, waitMs, waitResolutionMs === undefined ? {} : { waitResolutionMs });
+    expect(scope.state).toMatchObject({ limit: admitted, windowMs: expectedWindowMs ?? answeredMs + waitMs - T0 });
+  });
+
   it("without Retry-After, a window of at least one second is assumed", () => {
     const scope = new Scope();
     const sent = successes(scope, 3, 10);
