@@ -88,7 +88,7 @@ export const scopeViewSchema: Schema = {
         windowSeconds: { type: ["number", "null"], description: "The window's length in seconds." },
         remaining: { type: ["number", "null"], description: "What the last answer showed as left." },
         resetAt: nullable(isoTime("When the last answer said the budget resets.")),
-        learnedFrom: { type: ["string", "null"], enum: ["shown", "inferred", null], description: "shown: the API states its window; inferred: learned from resets and throttles." },
+        learnedFrom: { type: ["string", "null"], enum: ["shown", "inferred", "assumed", null], description: "shown: the API states its window; inferred: learned from resets and throttles; assumed: one second, taken when a throttle told no wait, until throttles and a success bound it." },
       },
     },
     updatedAt: isoTime("When the scope was last updated."),

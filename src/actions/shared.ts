@@ -127,7 +127,7 @@ export interface ScopeView {
   limitType: string;
   breaker: "closed" | "open" | "half_open";
   throttlesInARow: number;
-  budget: { limit: number | null; windowSeconds: number | null; remaining: number | null; resetAt: string | null; learnedFrom: "shown" | "inferred" | null };
+  budget: { limit: number | null; windowSeconds: number | null; remaining: number | null; resetAt: string | null; learnedFrom: "shown" | "inferred" | "assumed" | null };
   updatedAt: string;
 }
 
@@ -155,7 +155,7 @@ export function viewOf(state: GovernorState, nowMs: number): ScopeView {
       windowSeconds: state.windowMs === null ? null : state.windowMs / 1000,
       remaining: anchor ? anchor.remaining : null,
       resetAt: anchor && anchor.resetAtMs > 0 ? iso(anchor.resetAtMs) : null,
-      learnedFrom: state.windowSource,
+      learnedFrom: state.windowSource === "outlasted" ? "assumed" : state.windowSource,
     },
     updatedAt: iso(state.updatedAtMs),
   };

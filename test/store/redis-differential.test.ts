@@ -686,6 +686,47 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(windows[1]).toBeGreaterThan(1200);
   });
 
+  it("agrees on a window learned with no wait told: assumed, lengthened by a throttle that finds the lesson's units still counted, bounded by the first success; starts beyond an assumed window wait", async () => {
+    const both = new SideBySide(raw, server.url, "outlast:", T0);
+    const scope = "api|outlast";
+    const whys: string[] = [];
+    const sources: (string | null)[] = [];
+    const source = (): void => void sources.push(both.memory.snapshot().get(scope)!.windowSource);
+    try {
+      // A short backoff, so that the spacing of a tenth of the time measured decides the next probe.
+      const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
+      for (let i = 0; i < 4; i++) {
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
+        await both.observe(scope, answer(seqOf(go), both.nowMs - 20, "ok", null));
+      }
+      const fifth = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(scope, noWait(seqOf(fifth), both.nowMs - 20));
+      source();
+      // Eight more claims: the log holds them a window apart, and those more than a window ahead wait.
+      for (let i = 0; i < 8; i++) {
+        const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        whys.push(`${result.kind}: ${result.why.split(":")[0]}`);
+      }
+      // The first of them, sent when the log freed a unit, is throttled: the window is longer.
+      const probeAtMs = both.memory.snapshot().get(scope)!.slots.find(([atMs]) => atMs > both.nowMs)![0];
+      const probeSeq = both.memory.snapshot().get(scope)!.slots.find(([atMs]) => atMs > both.nowMs)![1];
+      both.nowMs = probeAtMs + 20;
+      await both.observe(scope, noWait(probeSeq, probeAtMs));
+      source();
+      both.nowMs = T0 + 3000;
+      const later = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = Math.max(both.nowMs, later.kind === "go" ? later.atMs : both.nowMs) + 20;
+      await both.observe(scope, answer(seqOf(later), both.nowMs - 20, "ok", null));
+      source();
+    } finally {
+      await both.close();
+    }
+    expect(sources).toEqual(["assumed", "outlasted", "inferred"]);
+    expect(whys).toContain("wait: assumed window");
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {
@@ -889,6 +930,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         ["a slot of four figures", { ...base, slots: [[T0, 1, 1, 0]] }, false],
         ["a seq past 2^52", { ...base, seq: 2 ** 52 + 2 }, false],
         ["a windowSource that is not one", { ...base, windowSource: "guessed" }, false],
+        ["a window assumed, and one a throttle found longer", { ...base, windowSource: "assumed" }, true],
+        ["a window a throttle found longer than assumed", { ...base, windowSource: "outlasted" }, true],
         ["a fractional in-flight seq", { ...base, inFlight: [[1.5, T0 + 30_000]] }, false],
       ];
       for (const [name, value, readable] of variants) {

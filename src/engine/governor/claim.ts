@@ -97,8 +97,12 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
  */
 function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
   const windowMs = state.windowMs;
-  if (state.refill !== "fixed" || windowMs === null || atMs - nowMs <= windowMs) return null;
-  return { kind: "wait", untilMs: atMs - windowMs, why: "fixed window: a start more than a window ahead is claimed when it is a window away" };
+  if (windowMs === null || atMs - nowMs <= windowMs) return null;
+  if (state.refill === "fixed") return { kind: "wait", untilMs: atMs - windowMs, why: "fixed window: a start more than a window ahead is claimed when it is a window away" };
+  // A window assumed when nothing showed it (one second) is a guess the next throttle may lengthen:
+  // 150 requests granted six assumed windows ahead at once were all sent into a 5 s window.
+  if (state.windowSource === "assumed" || state.windowSource === "outlasted") return { kind: "wait", untilMs: atMs - windowMs, why: "assumed window: a start more than a window ahead is claimed when it is a window away" };
+  return null;
 }
 
 /**

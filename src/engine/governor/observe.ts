@@ -329,18 +329,58 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     if (state.windowSource !== "shown") {
       const observedMs = resetAtMs !== null ? windowFromWaitMs(observation, resetAtMs, episodeStartMs) : Math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs);
       state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs ?? 0, observedMs, 1));
-      state.windowSource = "inferred";
+      state.windowSource = resetAtMs !== null ? "inferred" : "assumed";
     }
-  } else {
+  } else if (!windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)) {
     relearn(state, state.limit, Math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs);
   }
   state.learnedAtSeq = state.seq;
   state.okInWindow = 0;
-  state.windowStartMs = resetAtMs ?? 0;
+  // An assumed window keeps the start of the units the lesson counted: the throttles and the first
+  // success after it measure the window from there.
+  state.windowStartMs = resetAtMs ?? (state.windowSource === "assumed" || state.windowSource === "outlasted" ? episodeStartMs : 0);
   if (state.inFlightCapGrows) {
     state.inFlightCap = null;
     state.inFlightCapGrows = false;
   }
+}
+
+/** Past the client's backoff, a throttle that finds the window longer holds the scope this share of the time measured so far. */
+const OUTLAST_SPACING = 0.1;
+
+/**
+ * A window not shown, a throttle with no wait told, and nothing admitted since the lesson: the units
+ * it counted are still in the server's count, so the window is longer than from the first of them
+ * to this send. That is the lesson to take, not a lower limit:
+ * a sliding 20 per 10 s log assumed to be 20 per 1 s was cut to 1 per 1 s by its probes' throttles
+ * (2.02 x ideal). The next probe waits at least a tenth of the time measured so far, so a long
+ * window (60 s) is found in some tens of probes, not one per backoff; the first success bounds it
+ * (windowFromFirstSuccess). Returns whether the throttle was read so.
+ */
+function windowOutlastsLesson(state: GovernorState, observation: Observation, resetAtMs: number | null, episodeStartMs: number): boolean {
+  const { limit, windowMs } = state;
+  // (Not after some units were admitted: a whole limit admitted and then a throttle could say the
+  // same of a fixed window joined late, but a concurrency limit that shows nothing answers so too,
+  // and lengthening its "window" halved its rate again: 5.3 -> 11.6 x ideal for 10 in flight.)
+  if (resetAtMs !== null || state.windowSource === "shown" || windowMs === null || limit === null || state.okInWindow > 0) return false;
+  const outlastedMs = observation.sentAtMs - episodeStartMs;
+  state.windowMs = Math.min(MAX_FIGURE, Math.max(windowMs, outlastedMs));
+  state.windowSource = "outlasted";
+  state.notBeforeMs = clampTime(Math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING));
+  return true;
+}
+
+/**
+ * The first success after throttles that found the window longer: by its send the units the episode
+ * counted have left (a sliding log frees its first unit one window after it), so the window is at
+ * most from the first of them to this send, and the throttles before said it is longer than to
+ * theirs. The window is taken as that, no longer assumed, and a new episode begins with this success.
+ */
+function windowFromFirstSuccess(state: GovernorState, observation: Observation): void {
+  if (state.windowSource !== "outlasted" || state.okInWindow > 0 || state.windowMs === null || state.windowStartMs === 0 || observation.seq <= state.learnedAtSeq) return;
+  state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs, clampTime(observation.sentAtMs) - state.windowStartMs));
+  state.windowSource = "inferred";
+  state.windowStartMs = 0;
 }
 
 /**
@@ -456,6 +496,7 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
     state.inFlightCapGrows = true;
   }
   if (observation.budget !== null) return;
+  windowFromFirstSuccess(state, observation);
   const sentAtMs = clampTime(observation.sentAtMs);
   if (state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
     // Sent before the throttle that taught the limit, answered after it: the limit was one more.

@@ -160,7 +160,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
   const refill = v.refill as Refill;
   if (refill !== "window" && refill !== "fixed" && refill !== "bucket") return { error: "refill is not window, fixed or bucket" };
   const windowSource = v.windowSource;
-  if (windowSource !== null && windowSource !== "shown" && windowSource !== "inferred") return { error: "windowSource is malformed" };
+  if (windowSource !== null && windowSource !== "shown" && windowSource !== "inferred" && windowSource !== "assumed" && windowSource !== "outlasted") return { error: "windowSource is malformed" };
   const probe = v.probe === null ? null : readProbe(v.probe);
   if (probe === undefined) return { error: "probe is malformed" };
   const inFlight = readInFlight(v.inFlight);

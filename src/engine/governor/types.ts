@@ -68,8 +68,12 @@ export interface GovernorState {
   limit: number | null;
   /** The window length, ms, or null when not known. */
   windowMs: number | null;
-  /** Where windowMs came from: "shown" (the API said it) or "inferred" (from resets and throttles). */
-  windowSource: "shown" | "inferred" | null;
+  /**
+   * Where windowMs came from: "shown" (the API said it), "inferred" (from resets and throttles),
+   * "assumed" (one second, taken when a throttle told no wait), or "outlasted" (an assumed window a
+   * later throttle found the lesson's units still counted in: longer, until a success bounds it).
+   */
+  windowSource: "shown" | "inferred" | "assumed" | "outlasted" | null;
   refill: Refill;
   /** Units one request spends (1 for request counts; a GraphQL query's cost for point budgets). */
   unitsPerRequest: number;

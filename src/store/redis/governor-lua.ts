@@ -151,7 +151,7 @@ local function looksLikeState(v)
     if v[name] ~= cjson.null and not isPositive(v[name]) then return false end
   end
   if v.refill ~= "window" and v.refill ~= "fixed" and v.refill ~= "bucket" then return false end
-  if v.windowSource ~= cjson.null and v.windowSource ~= "shown" and v.windowSource ~= "inferred" then return false end
+  if v.windowSource ~= cjson.null and v.windowSource ~= "shown" and v.windowSource ~= "inferred" and v.windowSource ~= "assumed" and v.windowSource ~= "outlasted" then return false end
   return true
 end
 
@@ -594,11 +594,17 @@ local function heldByInFlightCap(state, nowMs)
   return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
 end
 
--- claim.ts beyondNextWindow: a fixed window's start more than a window ahead is not reserved yet.
+-- claim.ts beyondNextWindow: a start more than a window ahead is not reserved yet in a fixed window, or an assumed one.
 local function beyondNextWindow(state, nowMs, atMs)
   local windowMs = state.windowMs
-  if state.refill ~= "fixed" or windowMs == nil or atMs - nowMs <= windowMs then return nil end
-  return { kind = "wait", untilMs = atMs - windowMs, why = "fixed window: a start more than a window ahead is claimed when it is a window away" }
+  if windowMs == nil or atMs - nowMs <= windowMs then return nil end
+  if state.refill == "fixed" then
+    return { kind = "wait", untilMs = atMs - windowMs, why = "fixed window: a start more than a window ahead is claimed when it is a window away" }
+  end
+  if state.windowSource == "assumed" or state.windowSource == "outlasted" then
+    return { kind = "wait", untilMs = atMs - windowMs, why = "assumed window: a start more than a window ahead is claimed when it is a window away" }
+  end
+  return nil
 end
 
 local function claimInPlace(state, request, options)
@@ -1030,6 +1036,27 @@ local function windowFromWaitMs(observation, resetAtMs, episodeStartMs)
   return boundMs
 end
 
+-- observe.ts windowOutlastsLesson: a throttle with no wait that finds the episode's units still counted lengthens the window.
+local OUTLAST_SPACING = 0.1
+local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)
+  local limit = state.limit
+  local windowMs = state.windowMs
+  if resetAtMs ~= nil or state.windowSource == "shown" or windowMs == nil or limit == nil or state.okInWindow > 0 then return false end
+  local outlastedMs = observation.sentAtMs - episodeStartMs
+  state.windowMs = math.min(MAX_FIGURE, math.max(windowMs, outlastedMs))
+  state.windowSource = "outlasted"
+  state.notBeforeMs = clampTime(math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING))
+  return true
+end
+
+-- observe.ts windowFromFirstSuccess: the first success after such throttles bounds the window.
+local function windowFromFirstSuccess(state, observation)
+  if state.windowSource ~= "outlasted" or state.okInWindow > 0 or state.windowMs == nil or state.windowStartMs == 0 or observation.seq <= state.learnedAtSeq then return end
+  state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs, clampTime(observation.sentAtMs) - state.windowStartMs))
+  state.windowSource = "inferred"
+  state.windowStartMs = 0
+end
+
 local function learnFromThrottle(state, observation)
   if observation.seq <= state.learnedAtSeq then return end
   local nowMs = clampTime(observation.nowMs)
@@ -1046,14 +1073,20 @@ local function learnFromThrottle(state, observation)
       local observedMs
       if resetAtMs ~= nil then observedMs = windowFromWaitMs(observation, resetAtMs, episodeStartMs) else observedMs = math.max(DEFAULT_LEARNED_WINDOW_MS, observation.sentAtMs - episodeStartMs) end
       state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs or 0, observedMs, 1))
-      state.windowSource = "inferred"
+      if resetAtMs ~= nil then state.windowSource = "inferred" else state.windowSource = "assumed" end
     end
-  else
+  elseif not windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs) then
     relearn(state, state.limit, math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs)
   end
   state.learnedAtSeq = state.seq
   state.okInWindow = 0
-  state.windowStartMs = resetAtMs or 0
+  if resetAtMs ~= nil then
+    state.windowStartMs = resetAtMs
+  elseif state.windowSource == "assumed" or state.windowSource == "outlasted" then
+    state.windowStartMs = episodeStartMs
+  else
+    state.windowStartMs = 0
+  end
   if state.inFlightCapGrows then
     state.inFlightCap = nil
     state.inFlightCapGrows = false
@@ -1132,6 +1165,7 @@ local function applyOk(state, observation, units)
     state.inFlightCapGrows = true
   end
   if observation.budget ~= nil then return end
+  windowFromFirstSuccess(state, observation)
   local sentAtMs = clampTime(observation.sentAtMs)
   if state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
     if state.limit ~= nil then state.limit = math.min(MAX_FIGURE, state.limit + units) end

@@ -155,3 +155,45 @@ describe("learning without budget headers", () => {
     expect(mostInAnyWindow(afterLesson.map((g) => g.atMs), windowMs)).toBeLessThanOrEqual(limit);
   });
 });
+
+describe("learning without budget headers or a wait: the window, from throttles that find the lesson's units still counted", () => {
+  it("a throttle with nothing admitted since the lesson lengthens the assumed window (the limit stands) and spaces the next probe; the first success bounds it", () => {
+    const scope = new Scope();
+    const sent = successes(scope, 5, 20);
+    const sixth = scope.go(sent[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    expect(scope.state).toMatchObject({ limit: 5, windowMs: 1000, windowSource: "assumed" });
+    // The own log frees the lesson's units a second after the first: that probe is throttled too.
+    const probe = scope.go(T0 + 1000);
+    scope.throttle(probe, probe.atMs + 20, null, { waitMs: 500 });
+    const outlastedMs = probe.atMs - T0;
+    expect(scope.state).toMatchObject({ limit: 5, windowMs: outlastedMs, windowSource: "outlasted" });
+    // The next probe waits the client's backoff, and at least a tenth of the time measured so far.
+    expect(scope.state.notBeforeMs).toBeGreaterThanOrEqual(probe.atMs + 20 + outlastedMs / 10);
+    const later = scope.go(T0 + 4000);
+    scope.answer(later, later.atMs + 20);
+    expect(scope.state).toMatchObject({ limit: 5, windowMs: later.atMs - T0, windowSource: "inferred" });
+  });
+
+  it.each([
+    { server: "sliding", limit: 20, windowMs: 10_000, rttMs: 50 },
+    { server: "sliding", limit: 10, windowMs: 2000, rttMs: 60 },
+    { server: "fixed", limit: 30, windowMs: 5000, rttMs: 40 },
+    { server: "fixed", limit: 60, windowMs: 60_000, rttMs: 100 },
+  ])("$server $limit per $windowMs ms, 6 windows' worth at once: the limit is kept, the window found within a fifth, and no grant after that is throttled", ({ server, limit, windowMs, rttMs }) => {
+    const run = simulate({
+      server: server === "sliding" ? slidingLog(limit, windowMs) : fixedWindow(limit, windowMs, T0),
+      arrivalsMs: Array<number>(limit * 6).fill(T0),
+      rttMs,
+      shows: "nothing",
+      throttleSaysWait: false,
+      startMs: T0,
+    });
+    expect(run.state.limit).toBe(limit);
+    expect(run.state.windowMs).toBeGreaterThanOrEqual(windowMs);
+    expect(run.state.windowMs).toBeLessThanOrEqual(windowMs * 1.2);
+    const found = run.grants.findIndex((g, i) => i > 0 && g.admitted && g.seq > run.firstLimitAtSeq! && run.grants.slice(0, i).some((h) => !h.admitted && h.seq > run.firstLimitAtSeq!));
+    expect(run.grants.slice(found).filter((g) => !g.admitted)).toEqual([]);
+    expect(run.unfinished).toBe(0);
+  });
+});
