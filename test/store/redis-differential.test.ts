@@ -727,6 +727,24 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(whys).toContain("wait: assumed window");
   });
 
+  it("agrees on a bucket's claims granted far ahead at once (its restore rate spaces them)", async () => {
+    const both = new SideBySide(raw, server.url, "gcra:", T0);
+    const scope = "api|gcra";
+    const starts: number[] = [];
+    try {
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 80;
+      await both.observe(scope, answer(seqOf(probe), both.nowMs - 80, "ok", { remaining: 1, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 2, unitsPerRequest: null }));
+      for (let i = 0; i < 30; i++) {
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        starts.push(go.kind === "go" ? go.atMs : Number.NaN);
+      }
+    } finally {
+      await both.close();
+    }
+    expect(starts[29]! - starts[1]!).toBe(28 * 500);
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {

@@ -309,7 +309,11 @@ end
 
 local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
   local perMs = limit / windowMs
-  local tokens = math.min(limit, anchor.remaining + perMs * math.max(0, fromMs - anchor.atMs)) - unreflectedUnits(state, anchor)
+  local fullAtMs = anchor.atMs + (limit - anchor.remaining + anchor.lateUnits) / perMs
+  for _, slot in ipairs(state.slots) do
+    if slot[2] > anchor.seq then fullAtMs = math.max(fullAtMs, slot[1]) + slot[3] / perMs end
+  end
+  local tokens = math.min(limit, limit - (fullAtMs - fromMs) * perMs)
   local left = afterOthers(state, anchor, fromMs, tokens)
   if left >= units then return fromMs end
   return math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw))

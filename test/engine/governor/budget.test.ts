@@ -413,4 +413,15 @@ describe("spending from the server's count", () => {
     const next = scope.go(T0 + 100);
     expect(next.atMs).toBe(T0 + 1000);
   });
+
+  it("a bucket's claims granted far ahead at once are spaced at its restore rate, not ever further apart", () => {
+    // 10 per 5 s (one unit per 500 ms), 1 left: 40 workers claim at once.
+    const scope = Scope.afterReading(T0 + 80, shown({ remaining: 1, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 2, unitsPerRequest: null }));
+    const starts = Array.from({ length: 40 }, () => scope.go(T0 + 80).atMs);
+    const gaps = starts.slice(1).map((atMs, i) => atMs - starts[i]!);
+    // The first takes the unit left; then one per restored unit (the refill a full bucket could not
+    // hold was counted as lost, and the 40th start came at 7 minutes instead of 20 s).
+    expect(gaps.slice(1).every((gapMs) => gapMs >= 499 && gapMs <= 501)).toBe(true);
+    expect(starts[39]! - T0).toBeLessThan(21_000);
+  });
 });
