@@ -93,10 +93,15 @@ function countsMoreThanOurs(state: GovernorState, observation: Observation, budg
   return limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1;
 }
 
-/** A throttle disproves an inferred concurrency limit: forget it (the scope probes and relearns) and never infer it again. */
+/**
+ * A throttle disproves an inferred concurrency limit: forget it (the scope probes and relearns) and
+ * never infer it again. The claims granted under it are one lesson (learnedAtSeq): their throttles
+ * are the burst the wrong reading let through, not others spending unseen, and teach no reserve.
+ */
 export function ruleOutInferredConcurrency(state: GovernorState): void {
   if (state.concurrency !== "inferred") return;
   state.concurrency = "ruled-out";
   state.inFlightCap = null;
   state.inFlightCapGrows = false;
+  state.learnedAtSeq = state.seq;
 }

@@ -438,12 +438,14 @@ function ownStartsFillWindow(state: GovernorState, anchor: Anchor, observation: 
  * A throttle on a budget the server showed means the model let through what the server did not
  * have: someone spends it unseen. Keep one more unit for them (up to half the limit). Clean answers
  * give it back slowly (a window's worth of them returns one unit), so the reserve settles where
- * collisions are about one per window.
+ * collisions are about one per window. Not for a claim granted before a lesson already taken
+ * (learnedAtSeq): a refilling bucket of 40 read as a concurrency limit let 40 more go at once, and
+ * its 20 throttles kept half the limit back for the rest of the run (1.17 x ideal).
  */
 function learnReserve(state: GovernorState, observation: Observation, units: number): void {
   if (state.anchor === null || state.limit === null) return;
   if (observation.kind === "throttled" && observation.limitType !== "quota") {
-    if (ownStartsFillWindow(state, state.anchor, observation)) return;
+    if (observation.seq <= state.learnedAtSeq || ownStartsFillWindow(state, state.anchor, observation)) return;
     state.reserveUnits = Math.min(state.limit / 2, state.reserveUnits + units);
   } else if (observation.kind === "ok" && state.reserveUnits > 0) {
     state.reserveUnits = Math.max(0, state.reserveUnits - units / state.limit);

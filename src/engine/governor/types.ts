@@ -94,7 +94,10 @@ export interface GovernorState {
   /** Learning when the API shows no budget: successes in the current window and when it began. */
   okInWindow: number;
   windowStartMs: number;
-  /** The seq of the last throttle used for learning (answers to earlier claims still count as successes). */
+  /**
+   * The last seq granted when a lesson was taken (a throttle that taught the limit, or one that
+   * ruled out an inferred concurrency limit): answers to earlier claims are that same saturation.
+   */
   learnedAtSeq: number;
   /** Smoothed answer time, ms (for probe leases and re-checks). */
   rttMs: number;

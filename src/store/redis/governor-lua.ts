@@ -965,6 +965,7 @@ local function ruleOutInferredConcurrency(state)
   state.concurrency = "ruled-out"
   state.inFlightCap = nil
   state.inFlightCapGrows = false
+  state.learnedAtSeq = state.seq
 end
 
 -- concurrency.ts countsMoreThanOurs: an answer counting more than ours out at its send disproves an inferred limit.
@@ -1122,7 +1123,7 @@ end
 local function learnReserve(state, observation, units)
   if state.anchor == nil or state.limit == nil then return end
   if observation.kind == "throttled" and observation.limitType ~= "quota" then
-    if ownStartsFillWindow(state, state.anchor, observation) then return end
+    if observation.seq <= state.learnedAtSeq or ownStartsFillWindow(state, state.anchor, observation) then return end
     state.reserveUnits = math.min(state.limit / 2, state.reserveUnits + units)
   elseif observation.kind == "ok" and state.reserveUnits > 0 then
     state.reserveUnits = math.max(0, state.reserveUnits - units / state.limit)

@@ -74,6 +74,17 @@ describe("a concurrency limit", () => {
     expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
   });
 
+  it("the throttles of claims granted while an inferred limit held are one lesson: the one that rules it out and the rest of that burst keep no reserve", () => {
+    const inferred = twoReadings(2);
+    const burst = goAll(inferred, T0 + 400, 3);
+    for (const granted of burst) inferred.throttle(granted, T0 + 500, null, { budget: counted(0), waitMs: 250, waitFromServer: false });
+    expect(inferred.state).toMatchObject({ concurrency: "ruled-out", reserveUnits: 0 });
+    // A claim granted after the lesson and throttled is someone spending unseen again.
+    const later = inferred.go(T0 + 1000);
+    inferred.throttle(later, T0 + 1100, null, { budget: counted(0), waitMs: 250, waitFromServer: false });
+    expect(inferred.state.reserveUnits).toBeGreaterThan(0);
+  });
+
   it("once ruled out, the same evidence infers nothing again", () => {
     const scope = twoReadings(2);
     const [first] = goAll(scope, T0 + 400, 3);
