@@ -693,7 +693,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const sources: (string | null)[] = [];
     const source = (): void => void sources.push(both.memory.snapshot().get(scope)!.windowSource);
     try {
-      // A short backoff, so that the spacing of a tenth of the time measured decides the next probe.
+      // A short backoff, so that the spacing of a quarter of the time measured decides the next probe.
       const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
       for (let i = 0; i < 4; i++) {
         const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });

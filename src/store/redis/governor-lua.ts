@@ -1042,7 +1042,7 @@ local function windowFromWaitMs(observation, resetAtMs, episodeStartMs)
 end
 
 -- observe.ts windowOutlastsLesson: a throttle with no wait that finds the episode's units still counted lengthens the window.
-local OUTLAST_SPACING = 0.1
+local OUTLAST_SPACING = 0.25
 local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)
   local limit = state.limit
   local windowMs = state.windowMs
