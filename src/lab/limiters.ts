@@ -29,6 +29,17 @@ export interface Limiter {
   release(nowMs: number): void;
   /** The least time in which the server can admit `jobs` requests of `cost`, first at time 0. */
   minimumMs(jobs: number, cost: number): number;
+  /**
+   * How many of those jobs the server can admit no sooner than that minimum, all at once: a
+   * window's last share (its jobs wait for that window to open together), or the one job a bucket
+   * or a trickle lets in last. The ideal makespan carries them over the workers.
+   */
+  lastBatch(jobs: number, cost: number): number;
+}
+
+/** Jobs past the last whole window of `perWindow`: the last window's share (a full window when they divide evenly). */
+function lastWindowShare(jobs: number, perWindow: number): number {
+  return jobs <= 0 ? 0 : jobs - (Math.ceil(jobs / perWindow) - 1) * perWindow;
 }
 
 export interface LimiterOptions {
@@ -80,6 +91,10 @@ export class FixedWindowLimiter implements Limiter {
     if (this.isQuota) return 0; // jobs past the quota are deferred, not waited for
     return (Math.ceil(jobs / perWindow) - 1) * this.windowMs;
   }
+  lastBatch(jobs: number, cost: number): number {
+    const perWindow = Math.max(1, Math.floor(this.limit / cost));
+    return this.isQuota ? Math.min(jobs, perWindow) : lastWindowShare(jobs, perWindow);
+  }
 }
 
 /** A sliding log: at most `limit` admitted requests in any windowMs. */
@@ -114,6 +129,9 @@ export class SlidingWindowLimiter implements Limiter {
     if (jobs <= 0) return 0;
     const perWindow = Math.max(1, Math.floor(this.limit / cost));
     return (Math.ceil(jobs / perWindow) - 1) * this.windowMs;
+  }
+  lastBatch(jobs: number, cost: number): number {
+    return lastWindowShare(jobs, Math.max(1, Math.floor(this.limit / cost)));
   }
 }
 
@@ -164,6 +182,10 @@ export class TokenBucketLimiter implements Limiter {
     const deficit = jobs * cost - this.limit;
     return deficit <= 0 ? 0 : Math.ceil(deficit / this.refillPerMs);
   }
+  lastBatch(jobs: number, cost: number): number {
+    // All at once from a full bucket; past it, the refill lets them in one at a time.
+    return jobs * cost <= this.limit ? jobs : 1;
+  }
 }
 
 /** At most `limit` requests in flight; the wait is unknown to the server. */
@@ -193,6 +215,9 @@ export class ConcurrencyLimiter implements Limiter {
   }
   minimumMs(jobs: number): number {
     return jobs <= 0 ? 0 : (Math.ceil(jobs / this.limit) - 1) * this.latencyMs;
+  }
+  lastBatch(jobs: number): number {
+    return lastWindowShare(jobs, this.limit);
   }
 }
 

@@ -30,16 +30,21 @@ export interface IdealInput {
   serverMinimumMs: number;
   /** The most requests that may be in flight (a concurrency limit), else Infinity. */
   maxInFlight: number;
+  /** How many jobs the server admits no sooner than its minimum, together (a window's last share); 1 when absent. */
+  lastBatchJobs?: number;
 }
 
 /**
- * The least makespan any client could reach: the server's own minimum for the jobs it will accept
- * plus one answer time, and never less than the workers could carry one call per job.
+ * The least makespan any client could reach: the server's own minimum for the jobs it will accept,
+ * plus the answer times the workers need for the jobs it admits only then (a fixed window's last
+ * share of 100 jobs takes one worker 100 answers, not one), and never less than the workers could
+ * carry one call per job.
  */
 export function idealMs(input: IdealInput): number {
   const jobs = Math.min(input.jobs, input.admissibleJobs);
   if (jobs <= 0) return 0;
   const lanes = Math.max(1, Math.min(input.workers, input.maxInFlight));
   const workerBoundMs = Math.ceil(jobs / lanes) * input.latencyMs;
-  return Math.max(input.serverMinimumMs + input.latencyMs, workerBoundMs);
+  const lastBatch = Math.max(1, Math.min(jobs, input.lastBatchJobs ?? 1));
+  return Math.max(input.serverMinimumMs + Math.ceil(lastBatch / lanes) * input.latencyMs, workerBoundMs);
 }

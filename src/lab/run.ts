@@ -24,6 +24,7 @@ function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jo
     latencyMs: server.latencyMs,
     admissibleJobs,
     serverMinimumMs: api.minimumMs(Math.min(workload.jobs, admissibleJobs)),
+    lastBatchJobs: api.lastBatch(Math.min(workload.jobs, admissibleJobs)),
     maxInFlight: server.limiter === "concurrency" ? server.limit : Number.POSITIVE_INFINITY,
   });
   const makespan = jobs.reduce((m, j) => Math.max(m, j.endAtMs - api.originMs), 0);

@@ -52,6 +52,11 @@ export class ThrottledApi {
     return this.limiter.minimumMs(jobs, this.cost);
   }
 
+  /** How many of `jobs` this server admits no sooner than minimumMs, together (a window's last share). */
+  lastBatch(jobs: number): number {
+    return this.limiter.lastBatch(jobs, this.cost);
+  }
+
   async handle(request: LabRequest): Promise<LabOutcome> {
     const nowMs = this.clock.nowMs();
     const method: HttpMethod = request.method.toUpperCase() === "POST" ? "POST" : "GET";

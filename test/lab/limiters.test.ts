@@ -91,5 +91,12 @@ describe("minimum time (the ideal)", () => {
     expect(new SlidingWindowLimiter(120, 60_000).minimumMs(1200, 1)).toBe(540_000);
     expect(new TokenBucketLimiter(1000, 20_000, "points").minimumMs(300, 50)).toBe(280_000);
     expect(new ConcurrencyLimiter(4, 50).minimumMs(10)).toBe(100);
+    // ... and how many of them it admits only then, together: a window's last share (a whole one
+    // when the jobs divide evenly), a bucket's last one once its burst is spent, or all of a burst.
+    expect(new FixedWindowLimiter(3, 100, T0).lastBatch(8, 1)).toBe(2);
+    expect(new SlidingWindowLimiter(120, 60_000).lastBatch(1200, 1)).toBe(120);
+    expect(new TokenBucketLimiter(1000, 20_000, "points").lastBatch(300, 50)).toBe(1);
+    expect(new TokenBucketLimiter(1000, 20_000, "points").lastBatch(20, 50)).toBe(20);
+    expect(new ConcurrencyLimiter(4, 50).lastBatch(10)).toBe(2);
   });
 });

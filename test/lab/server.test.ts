@@ -58,6 +58,11 @@ describe("metrics", () => {
   it("the ideal is the server's minimum plus one answer, never below the workers' own bound", () => {
     expect(idealMs({ jobs: 8, workers: 1, latencyMs: 5, admissibleJobs: 8, serverMinimumMs: 2000, maxInFlight: Infinity })).toBe(2005);
     expect(idealMs({ jobs: 500, workers: 12, latencyMs: 50, admissibleJobs: 500, serverMinimumMs: 0, maxInFlight: Infinity })).toBe(2100);
+    // A fixed window's last share waits for that window to open together: 100 jobs on one worker
+    // take 100 answers after it (fixed 100 per 60 s, 500 jobs: 240 s + 100 x 200 ms), and three
+    // workers carry 10 jobs in four rounds.
+    expect(idealMs({ jobs: 500, workers: 1, latencyMs: 200, admissibleJobs: 500, serverMinimumMs: 240_000, maxInFlight: Infinity, lastBatchJobs: 100 })).toBe(260_000);
+    expect(idealMs({ jobs: 100, workers: 3, latencyMs: 50, admissibleJobs: 100, serverMinimumMs: 9000, maxInFlight: Infinity, lastBatchJobs: 10 })).toBe(9200);
   });
 });
 
