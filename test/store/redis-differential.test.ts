@@ -830,6 +830,16 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       for (let i = 0; i < 30; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
       expect(kinds.filter((kind) => kind === "go")).toHaveLength(19);
       expect(kinds.slice(19).every((kind) => kind === "wait")).toBe(true);
+      // Joined 170 ms before the reset, the next window's first answer 7 ms after it: a bound under a second is no sliding window.
+      const late = "api|joined-170-ms-before";
+      const lateStep = async (sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
+        expect((await both.sendAndAnswer(late, T0 + sendAfterT0Ms, reading, 10)).atMs).toBe(T0 + sendAfterT0Ms);
+      };
+      both.nowMs = T0 + 10_830;
+      await lateStep(10_830, ten(9, 11_000));
+      for (let left = 8; left >= 0; left--) await lateStep(10_860, ten(left, 11_000));
+      await lateStep(11_007, ten(9, 12_000));
+      expect(both.memory.snapshot().get(late)).toMatchObject({ refill: "fixed", windowMs: 1000 });
     } finally {
       await both.close();
     }

@@ -189,6 +189,17 @@ describe("a shown budget is never overrun", () => {
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
   });
 
+  it("nor when joined 170 ms before the reset, and the next window's first answer comes 7 ms after it: a bound under a second is no sliding window", () => {
+    // Found in the real fan-out under load (233 throttled of 433 calls): read as sliding 10 per
+    // 172 ms, whose own reset (the next whole second) fits any sliding window up to a second.
+    const scope = new Scope(T0 + 830);
+    scope.answer(scope.go(T0 + 830), T0 + 850, { budget: ten(9, T0 + 1000) });
+    for (let left = 8; left >= 0; left--) scope.answer(scope.go(T0 + 860), T0 + 900, { budget: ten(left, T0 + 1000) });
+    expect(scope.state).toMatchObject({ windowMs: 170, refill: "window" });
+    scope.answer(scope.go(T0 + 1007), T0 + 1010, { budget: ten(9, T0 + 2000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
+  });
+
   // Found by a property like the ones above with answers that show limit, remaining and reset but
   // not the window's length: after a quiet spell the budget looks full again, which a fixed window
   // and a sliding log whose units have all left read the same; the governor takes it for a fixed
