@@ -355,9 +355,8 @@ const OUTLAST_SPACING = 0.25;
 /**
  * A window not shown, a throttle with no wait told, and nothing admitted since the lesson: the units
  * it counted are still in the server's count, so the window is longer than from the first of them
- * to this send. That is the lesson to take, not a lower limit:
- * a sliding 20 per 10 s log assumed to be 20 per 1 s was cut to 1 per 1 s by its probes' throttles
- * (2.02 x ideal). The next probe waits at least a quarter of the time measured so far, so a long
+ * to this send. That is the lesson to take, not a lower limit: a sliding 20 per 10 s log assumed
+ * to be 20 per 1 s was cut to 1 per 1 s by its probes' throttles (2.02 x ideal). The next probe waits at least a quarter of the time measured so far, so a long
  * window is found in some tens of probes, not one per backoff (60 s: 23 throttled and 2 jobs out of
  * attempts, against 32 and 4 at a tenth; a half overshot a 10 s window by a tenth); the first
  * success bounds it (windowFromFirstSuccess). Returns whether the throttle was read so.
