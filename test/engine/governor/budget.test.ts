@@ -178,25 +178,20 @@ describe("a shown budget is never overrun", () => {
     expect(results.slice(19).every((r) => r.kind === "wait" && r.untilMs === T0 + 2000)).toBe(true);
   });
 
-  it("a fixed window joined late is not read as a short sliding window: a first bound of 470 ms, then a full count a second after the first reset", () => {
-    // 10 per 1 s fixed windows ending on whole seconds; our first requests 470 ms before a reset.
-    const scope = new Scope(T0 + 530);
-    scope.answer(scope.go(T0 + 530), T0 + 540, { budget: ten(9, T0 + 1000) });
-    for (let left = 8; left >= 0; left--) scope.answer(scope.go(T0 + 540), T0 + 550, { budget: ten(left, T0 + 1000) });
-    expect(scope.state).toMatchObject({ windowMs: 470, refill: "window" });
-    // The next window, well after its reset: the full limit back, its reset a second after the first.
-    scope.answer(scope.go(T0 + 1300), T0 + 1310, { budget: ten(9, T0 + 2000) });
-    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
-  });
-
-  it("nor when joined 170 ms before the reset, and the next window's first answer comes 7 ms after it: a bound under a second is no sliding window", () => {
-    // Found in the real fan-out under load (233 throttled of 433 calls): read as sliding 10 per
-    // 172 ms, whose own reset (the next whole second) fits any sliding window up to a second.
-    const scope = new Scope(T0 + 830);
-    scope.answer(scope.go(T0 + 830), T0 + 850, { budget: ten(9, T0 + 1000) });
-    for (let left = 8; left >= 0; left--) scope.answer(scope.go(T0 + 860), T0 + 900, { budget: ten(left, T0 + 1000) });
-    expect(scope.state).toMatchObject({ windowMs: 170, refill: "window" });
-    scope.answer(scope.go(T0 + 1007), T0 + 1010, { budget: ten(9, T0 + 2000) });
+  // 10 per 1 s fixed windows ending on whole seconds. Joined 470 ms before a reset: a first bound of
+  // 470 ms. Joined 170 ms before it (found in the real fan-out under load, 233 throttled of 433
+  // calls): a bound under a second, which whole-second resets cannot resolve, though the next
+  // reading's own reset (the next whole second) fits any sliding window up to a second.
+  it.each([
+    { beforeResetMs: 470, answerMs: 10, burstAnswerMs: 10, nextSendMs: 1300 },
+    { beforeResetMs: 170, answerMs: 20, burstAnswerMs: 40, nextSendMs: 1007 },
+  ])("a fixed window joined $beforeResetMs ms before its reset is not read as a sliding window of that length once the next window shows the full count", ({ beforeResetMs, answerMs, burstAnswerMs, nextSendMs }) => {
+    const firstMs = T0 + 1000 - beforeResetMs;
+    const scope = new Scope(firstMs);
+    scope.answer(scope.go(firstMs), firstMs + answerMs, { budget: ten(9, T0 + 1000) });
+    for (let left = 8; left >= 0; left--) scope.answer(scope.go(firstMs + answerMs), firstMs + answerMs + burstAnswerMs, { budget: ten(left, T0 + 1000) });
+    expect(scope.state).toMatchObject({ windowMs: beforeResetMs, refill: "window" });
+    scope.answer(scope.go(T0 + nextSendMs), T0 + nextSendMs + 3, { budget: ten(9, T0 + 2000) });
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
   });
 

@@ -4,7 +4,7 @@
  * is the window (src/engine/governor/observe.ts learnFromThrottle).
  */
 import { describe, expect, it } from "vitest";
-import { fixedWindow, mostInAnyWindow, simulate, slidingLog } from "./sim";
+import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimRun } from "./sim";
 import { Scope, T0, type Go } from "./helpers";
 
 /** Sends `count` requests one after another from a cold scope, each answered ok after rttMs. */
@@ -22,6 +22,18 @@ function successes(scope: Scope, count: number, rttMs: number): Go[] {
     }
   }
   return sent;
+}
+
+/** Six windows' worth of requests arriving at once at a server that shows nothing (a throttle may say its wait). */
+function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs: number, throttleSaysWait: boolean): SimRun {
+  return simulate({
+    server: server === "sliding" ? slidingLog(limit, windowMs) : fixedWindow(limit, windowMs, T0),
+    arrivalsMs: Array<number>(limit * 6).fill(T0),
+    rttMs,
+    shows: "nothing",
+    throttleSaysWait,
+    startMs: T0,
+  });
 }
 
 describe("learning without budget headers", () => {
@@ -140,14 +152,7 @@ describe("learning without budget headers", () => {
     { server: "fixed", limit: 20, windowMs: 2000, rttMs: 100 },
     { server: "fixed", limit: 100, windowMs: 60_000, rttMs: 200 },
   ])("$server $limit per $windowMs ms, 6 windows' worth arriving at once: learns the limit and window, and no request granted after the lesson is throttled", ({ server, limit, windowMs, rttMs }) => {
-    const run = simulate({
-      server: server === "sliding" ? slidingLog(limit, windowMs) : fixedWindow(limit, windowMs, T0),
-      arrivalsMs: Array<number>(limit * 6).fill(T0),
-      rttMs,
-      shows: "nothing",
-      throttleSaysWait: true,
-      startMs: T0,
-    });
+    const run = sixWindowsAtOnce(server, limit, windowMs, rttMs, true);
     expect(run.state).toMatchObject({ limit, windowMs });
     const afterLesson = run.grants.filter((g) => g.seq > run.firstLimitAtSeq!);
     expect(afterLesson.length).toBeGreaterThanOrEqual(limit * 3);
@@ -181,14 +186,7 @@ describe("learning without budget headers or a wait: the window, from throttles 
     { server: "fixed", limit: 30, windowMs: 5000, rttMs: 40 },
     { server: "fixed", limit: 60, windowMs: 60_000, rttMs: 100 },
   ])("$server $limit per $windowMs ms, 6 windows' worth at once: the limit is kept, the window found within a fifth, and no grant after that is throttled", ({ server, limit, windowMs, rttMs }) => {
-    const run = simulate({
-      server: server === "sliding" ? slidingLog(limit, windowMs) : fixedWindow(limit, windowMs, T0),
-      arrivalsMs: Array<number>(limit * 6).fill(T0),
-      rttMs,
-      shows: "nothing",
-      throttleSaysWait: false,
-      startMs: T0,
-    });
+    const run = sixWindowsAtOnce(server, limit, windowMs, rttMs, false);
     expect(run.state.limit).toBe(limit);
     expect(run.state.windowMs).toBeGreaterThanOrEqual(windowMs);
     expect(run.state.windowMs).toBeLessThanOrEqual(windowMs * 1.2);
