@@ -37,6 +37,11 @@ export interface Limiter {
   lastBatch(jobs: number, cost: number): number;
 }
 
+/** Jobs of `cost` a window of `limit` admits (at least one). */
+function jobsPerWindow(limit: number, cost: number): number {
+  return Math.max(1, Math.floor(limit / cost));
+}
+
 /** Jobs past the last whole window of `perWindow`: the last window's share (a full window when they divide evenly). */
 function lastWindowShare(jobs: number, perWindow: number): number {
   return jobs <= 0 ? 0 : jobs - (Math.ceil(jobs / perWindow) - 1) * perWindow;
@@ -87,12 +92,12 @@ export class FixedWindowLimiter implements Limiter {
   release(): void {}
   minimumMs(jobs: number, cost: number): number {
     if (jobs <= 0) return 0;
-    const perWindow = Math.max(1, Math.floor(this.limit / cost));
+    const perWindow = jobsPerWindow(this.limit, cost);
     if (this.isQuota) return 0; // jobs past the quota are deferred, not waited for
     return (Math.ceil(jobs / perWindow) - 1) * this.windowMs;
   }
   lastBatch(jobs: number, cost: number): number {
-    const perWindow = Math.max(1, Math.floor(this.limit / cost));
+    const perWindow = jobsPerWindow(this.limit, cost);
     return this.isQuota ? Math.min(jobs, perWindow) : lastWindowShare(jobs, perWindow);
   }
 }
@@ -127,11 +132,11 @@ export class SlidingWindowLimiter implements Limiter {
   release(): void {}
   minimumMs(jobs: number, cost: number): number {
     if (jobs <= 0) return 0;
-    const perWindow = Math.max(1, Math.floor(this.limit / cost));
+    const perWindow = jobsPerWindow(this.limit, cost);
     return (Math.ceil(jobs / perWindow) - 1) * this.windowMs;
   }
   lastBatch(jobs: number, cost: number): number {
-    return lastWindowShare(jobs, Math.max(1, Math.floor(this.limit / cost)));
+    return lastWindowShare(jobs, jobsPerWindow(this.limit, cost));
   }
 }
 

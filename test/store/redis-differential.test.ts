@@ -17,6 +17,7 @@ import { clampTime, claim, emptyState, holdUntil, observe, type ClaimRequest, ty
 import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createMemoryStore, type MemoryStore, type StoreClaim } from "../../src/store";
 import { createRedisStore, type RedisStore } from "../../src/store/redis/store";
+import { shown } from "../engine/governor/helpers";
 import { REDIS_AVAILABLE } from "../helpers/redis";
 
 const SCOPES = [
@@ -346,7 +347,7 @@ function seqOf(result: ClaimResult): number {
 
 /** A fixed window of 100 per 10 s, learned on both sides: a probe at T0, and the first answer after the reset at reset1. */
 const reset1 = T0 + 10_000;
-const fixedBudget = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+const fixedBudget = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 100, resetAtMs });
 
 async function learnFixedWindow(both: SideBySide, scope: string): Promise<void> {
   const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
@@ -566,7 +567,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const whys: string[] = [];
     try {
       // A sliding window of 3 per 10 s, shown without a reset: the fourth start waits for the first to leave.
-      const counted = (left: number): ObservedBudget => ({ remaining: left, limit: 3, resetAtMs: null, windowMs: 10_000, restorePerSecond: null, unitsPerRequest: null });
+      const counted = (left: number): ObservedBudget => shown({ remaining: left, limit: 3, windowMs: 10_000 });
       for (let i = 0; i < 3; i++) {
         const go = await both.claim("api|count", { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs += 100;
@@ -624,16 +625,16 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
 
       // A shown budget: 2 left; the later of two claims is answered first (1 left), the earlier
       // one then comes back as a replay (never counted): its unit is free again.
-      const shown = (left: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs: both.nowMs + 60_000, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const fiveLeft = (left: number): ObservedBudget => shown({ remaining: left, limit: 5, resetAtMs: both.nowMs + 60_000 });
       // A probe's reading shows `left`; two claims go together and the later is answered first (1 left); returns the earlier claim.
       const laterAnsweredFirst = async (scope: string, left: number): Promise<ClaimResult> => {
         const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs += 20;
-        await both.observe(scope, answer(seqOf(probe), both.nowMs - 20, "ok", shown(left)));
+        await both.observe(scope, answer(seqOf(probe), both.nowMs - 20, "ok", fiveLeft(left)));
         const early = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         const later = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs += 20;
-        await both.observe(scope, answer(seqOf(later), both.nowMs - 20, "ok", shown(1)));
+        await both.observe(scope, answer(seqOf(later), both.nowMs - 20, "ok", fiveLeft(1)));
         return early;
       };
       const early = await laterAnsweredFirst("api|late", 2);
@@ -647,7 +648,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // Before the earlier one answers, a claim is told to ask again when it has (not booked after the reset).
       const due = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${due.kind}: ${due.why}`);
-      await both.observe("api|counted", answer(seqOf(early2), both.nowMs - 20, "ok", shown(2)));
+      await both.observe("api|counted", answer(seqOf(early2), both.nowMs - 20, "ok", fiveLeft(2)));
       const counted = await both.claim("api|counted", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${counted.kind}: ${counted.why}`);
     } finally {
@@ -779,7 +780,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(deferred.why).toMatch(/^fixed window/);
 
       // 10 per second behind whole-second resets: the window is at most 1050 ms, and two resets 2 s apart are not one window.
-      const reading = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 10, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const reading = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 10, resetAtMs });
       both.nowMs = T0 + 950;
       const probe = await both.claim("api|sliding", { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs = T0 + 1000;
@@ -797,7 +798,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // the count (3 -> 2, one claim of ours) names a reset a second later: a bucket whose reset is the
       // time until it is full. More than 5 - 3 - 1 units were missing at 2020 ms (a remaining is
       // its tokens rounded down), so its window is under (3000 - 2020) * 5 / (5 - 3 - 1) = 4900 ms.
-      const five = (left: number, resetAtMs: number): ObservedBudget => ({ remaining: left, limit: 5, resetAtMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const five = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 5, resetAtMs });
       const step = async (sendAtMs: number, left: number, resetAtMs: number): Promise<void> => {
         expect((await both.sendAndAnswer("api|bucket", sendAtMs, five(left, resetAtMs), 20)).atMs).toBe(sendAtMs);
       };
@@ -816,15 +817,16 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees where a fixed window joined late is read as fixed (not as a short sliding window), and where a start more than a window ahead is not reserved", async () => {
     const both = new SideBySide(raw, server.url, "late:", T0);
     try {
-      const ten = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 10, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const ten = (left: number, resetAfterT0Ms: number): ObservedBudget => shown({ remaining: left, limit: 10, resetAtMs: T0 + resetAfterT0Ms });
       const scope = "api|joined-late";
-      const step = async (sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
-        expect((await both.sendAndAnswer(scope, T0 + sendAfterT0Ms, reading, 10)).atMs).toBe(T0 + sendAfterT0Ms);
+      /** One claim at sendAfterT0Ms, granted then and answered 10 ms later with `reading`. */
+      const step = async (stepScope: string, sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
+        expect((await both.sendAndAnswer(stepScope, T0 + sendAfterT0Ms, reading, 10)).atMs).toBe(T0 + sendAfterT0Ms);
       };
-      await step(530, ten(9, 1000));
-      for (let left = 8; left >= 0; left--) await step(540, ten(left, 1000));
+      await step(scope, 530, ten(9, 1000));
+      for (let left = 8; left >= 0; left--) await step(scope, 540, ten(left, 1000));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ windowMs: 470, refill: "window" });
-      await step(1300, ten(9, 2000));
+      await step(scope, 1300, ten(9, 2000));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", windowMs: 1000 });
       const kinds: string[] = [];
       for (let i = 0; i < 30; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
@@ -832,13 +834,10 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(kinds.slice(19).every((kind) => kind === "wait")).toBe(true);
       // Joined 170 ms before the reset, the next window's first answer 7 ms after it: a bound under a second is no sliding window.
       const late = "api|joined-170-ms-before";
-      const lateStep = async (sendAfterT0Ms: number, reading: ObservedBudget): Promise<void> => {
-        expect((await both.sendAndAnswer(late, T0 + sendAfterT0Ms, reading, 10)).atMs).toBe(T0 + sendAfterT0Ms);
-      };
       both.nowMs = T0 + 10_830;
-      await lateStep(10_830, ten(9, 11_000));
-      for (let left = 8; left >= 0; left--) await lateStep(10_860, ten(left, 11_000));
-      await lateStep(11_007, ten(9, 12_000));
+      await step(late, 10_830, ten(9, 11_000));
+      for (let left = 8; left >= 0; left--) await step(late, 10_860, ten(left, 11_000));
+      await step(late, 11_007, ten(9, 12_000));
       expect(both.memory.snapshot().get(late)).toMatchObject({ refill: "fixed", windowMs: 1000 });
     } finally {
       await both.close();
@@ -848,7 +847,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees where units of ours the count no longer holds trim a sliding window's length, and where claims still out or the reading's own reset keep it", async () => {
     const both = new SideBySide(raw, server.url, "trim:", T0);
     try {
-      const two = (left: number, resetAfterT0Ms: number): ObservedBudget => ({ remaining: left, limit: 2, resetAtMs: T0 + resetAfterT0Ms, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+      const two = (left: number, resetAfterT0Ms: number): ObservedBudget => shown({ remaining: left, limit: 2, resetAtMs: T0 + resetAfterT0Ms });
       /** One step: a claim at sendAfterT0Ms, answered 50 ms after its start with `reading` (or left out when null). */
       const step = (scope: string, sendAfterT0Ms: number, reading: ObservedBudget | null) => both.sendAndAnswer(scope, T0 + sendAfterT0Ms, reading, 50);
       // 2 per 1 s behind whole-second resets: bound at 1050 ms, then d (T0 + 1100) is gone at T0 + 2100.
@@ -885,7 +884,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
 
       // The same in a first window of 100 per 10 s shown (IETF w=10) and not yet seen to be fixed: our own 101st grant.
       const sliding = "api|first-window";
-      const shownWindow = (left: number): ObservedBudget => ({ remaining: left, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000, restorePerSecond: null, unitsPerRequest: null });
+      const shownWindow = (left: number): ObservedBudget => shown({ remaining: left, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000 });
       both.nowMs = T0;
       const probe = await both.claim(sliding, { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs = T0 + 50;
@@ -905,7 +904,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu", async () => {
     const both = new SideBySide(raw, server.url, "concurrency:", T0);
     try {
-      const counted = (left: number, concurrent = false): ObservedBudget => ({ remaining: left, limit: 3, resetAtMs: T0 + 1000, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent });
+      const counted = (left: number, concurrent = false): ObservedBudget => shown({ remaining: left, limit: 3, resetAtMs: T0 + 1000, concurrent });
       /** A probe at T0 answered with 2 left; one more sent at that answer shows the same count under the same reset: a place came back. */
       const twoReadings = async (scope: string, concurrent = false): Promise<void> => {
         both.nowMs = T0;

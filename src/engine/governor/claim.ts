@@ -6,7 +6,7 @@
  */
 import { holdsConcurrency } from "./concurrency";
 import { earliestStart, heldSlots } from "./model";
-import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS } from "./state";
+import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -98,11 +98,11 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
 function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
   const windowMs = state.windowMs;
   if (windowMs === null || atMs - nowMs <= windowMs) return null;
-  if (state.refill === "fixed") return { kind: "wait", untilMs: atMs - windowMs, why: "fixed window: a start more than a window ahead is claimed when it is a window away" };
   // A window assumed when nothing showed it (one second) is a guess the next throttle may lengthen:
   // 150 requests granted six assumed windows ahead at once were all sent into a 5 s window.
-  if (state.windowSource === "assumed" || state.windowSource === "outlasted") return { kind: "wait", untilMs: atMs - windowMs, why: "assumed window: a start more than a window ahead is claimed when it is a window away" };
-  return null;
+  const kind = state.refill === "fixed" ? "fixed window" : windowIsGuessed(state) ? "assumed window" : null;
+  if (kind === null) return null;
+  return { kind: "wait", untilMs: atMs - windowMs, why: `${kind}: a start more than a window ahead is claimed when it is a window away` };
 }
 
 /**

@@ -19,7 +19,6 @@ import { heldSlots } from "./model";
 import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { GovernorState, Observation, ObservedBudget } from "./types";
 
-
 export function holdsConcurrency(state: GovernorState): boolean {
   return state.concurrency === "shown" || state.concurrency === "inferred";
 }

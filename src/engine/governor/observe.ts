@@ -7,7 +7,7 @@
 import { prune } from "./claim";
 import { applyConcurrentBudget, holdsConcurrency, ruleOutInferredConcurrency, startedBy } from "./concurrency";
 import { inferWindow, trimWindow } from "./sliding";
-import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
+import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
@@ -342,7 +342,7 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
   state.okInWindow = 0;
   // An assumed window keeps the start of the units the lesson counted: the throttles and the first
   // success after it measure the window from there.
-  state.windowStartMs = resetAtMs ?? (state.windowSource === "assumed" || state.windowSource === "outlasted" ? episodeStartMs : 0);
+  state.windowStartMs = resetAtMs ?? (windowIsGuessed(state) ? episodeStartMs : 0);
   if (state.inFlightCapGrows) {
     state.inFlightCap = null;
     state.inFlightCapGrows = false;

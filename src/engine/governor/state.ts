@@ -20,6 +20,11 @@ export const ROUNDING_MS = 1000;
  * server's Date, whose offset estimate drifts by some tens of ms as answers narrow it.
  */
 export const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
+/** A window nothing showed: assumed (one second) when a throttle told no wait, or lengthened since by a throttle (outlasted). */
+export function windowIsGuessed(state: Pick<GovernorState, "windowSource">): boolean {
+  return state.windowSource === "assumed" || state.windowSource === "outlasted";
+}
+
 /** The largest limit, window (ms), unit count or reserve a state keeps: a figure beyond it is not a budget. */
 export const MAX_FIGURE = 1e12;
 /** The most units per ms others are taken to spend. */

@@ -602,13 +602,14 @@ end
 local function beyondNextWindow(state, nowMs, atMs)
   local windowMs = state.windowMs
   if windowMs == nil or atMs - nowMs <= windowMs then return nil end
+  local kind = nil
   if state.refill == "fixed" then
-    return { kind = "wait", untilMs = atMs - windowMs, why = "fixed window: a start more than a window ahead is claimed when it is a window away" }
+    kind = "fixed window"
+  elseif state.windowSource == "assumed" or state.windowSource == "outlasted" then
+    kind = "assumed window"
   end
-  if state.windowSource == "assumed" or state.windowSource == "outlasted" then
-    return { kind = "wait", untilMs = atMs - windowMs, why = "assumed window: a start more than a window ahead is claimed when it is a window away" }
-  end
-  return nil
+  if kind == nil then return nil end
+  return { kind = "wait", untilMs = atMs - windowMs, why = kind .. ": a start more than a window ahead is claimed when it is a window away" }
 end
 
 local function claimInPlace(state, request, options)
