@@ -378,6 +378,7 @@ export class RequestRun {
       resetAtMs: resetAtMs !== null && Number.isFinite(resetAtMs) ? resetAtMs : null,
       windowMs: budget.windowMs ?? null,
       restorePerSecond: budget.restorePerSecond ?? null,
+      restoreEstimated: budget.restoreEstimated === true,
       unitsPerRequest: budget.requestUnits ?? null,
       concurrent: budget.concurrent === true,
     };

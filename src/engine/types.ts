@@ -58,6 +58,11 @@ export interface Budget {
   source: string;
   /** A continuously refilling bucket's rate, units per second (Shopify/Jobber restoreRate), when shown. */
   restorePerSecond?: number;
+  /**
+   * restorePerSecond is the provider's documented rate for this bucket size, not a figure the API
+   * sent (Shopify REST): a pacing estimate the count itself may prove too slow.
+   */
+  restoreEstimated?: boolean;
   /** A rolling window's length in ms when no reset instant is shown (HubSpot Interval-Milliseconds). */
   windowMs?: number;
   /**

@@ -44,6 +44,7 @@ interface ObservedBudgetDraft {
   resetInMs: number | null;
   windowMs: number | null;
   restorePerSecond: number | null;
+  restoreEstimated?: boolean;
   unitsPerRequest: number | null;
   /** The budget counts requests in flight (IETF qu="concurrent-requests"): set per run. */
   concurrent?: boolean;
@@ -84,6 +85,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
           resetInMs: fc.oneof(fc.constant(null), fc.integer({ min: -2000, max: 65_000 })),
           windowMs: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 200, max: 60_000 }), fc.double({ min: 1, max: 10_000, noNaN: true })),
           restorePerSecond: fc.oneof(fc.constant(null), fc.constant(null), fc.constant(null), fc.double({ min: 0.1, max: 100, noNaN: true })),
+          restoreEstimated: fc.boolean(),
           unitsPerRequest: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 10 })),
         }),
       ),
@@ -268,6 +270,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
     resetAtMs: draft.resetInMs === null ? null : nowMs + draft.resetInMs,
     windowMs: draft.windowMs,
     restorePerSecond: draft.restorePerSecond,
+    restoreEstimated: draft.restoreEstimated === true,
     unitsPerRequest: draft.unitsPerRequest,
     concurrent: draft.concurrent === true,
   };
@@ -622,6 +625,21 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(both.memory.snapshot().get("api|learn")).toMatchObject({ refill: "bucket", limit: 1 });
       const paced = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${paced.kind}: ${paced.why}`);
+      // A third episode admits 3 at that pace, then a 429 whose wait ends 3 s after it began: 1 per s,
+      // more units than the limit of 1 (its window keeps the rate: 1 per about 1,000 ms, not 1 per 3 s).
+      const thirdStartMs = Math.max(both.memory.snapshot().get("api|learn")!.notBeforeMs, paced.kind === "go" ? paced.atMs : 0);
+      both.nowMs = thirdStartMs + 20;
+      await both.observe("api|learn", answer(seqOf(paced), thirdStartMs, "ok", null));
+      for (let i = 0; i < 2; i++) {
+        const go = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
+        await both.observe("api|learn", answer(seqOf(go), both.nowMs - 20, "ok", null));
+      }
+      const over = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = Math.max(both.nowMs, over.kind === "go" ? over.atMs : both.nowMs) + 20;
+      await both.observe("api|learn", throttled(seqOf(over), both.nowMs - 20, thirdStartMs + 3000 - both.nowMs));
+      // (The episode began at its reset, 20 ms before the first of the three: 3,060 ms for 3.)
+      expect(both.memory.snapshot().get("api|learn")).toMatchObject({ refill: "bucket", limit: 1, windowMs: 1020 });
 
       // A shown budget: 2 left; the later of two claims is answered first (1 left), the earlier
       // one then comes back as a replay (never counted): its unit is free again.
@@ -726,6 +744,46 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
     expect(sources).toEqual(["assumed", "outlasted", "inferred"]);
     expect(whys).toContain("wait: assumed window");
+  });
+
+  it("agrees where a bucket's documented rate is shortened by its own count, and where a later lesson's units are counted from the first success after the last", async () => {
+    const both = new SideBySide(raw, server.url, "proven:", T0);
+    const scope = "api|proven";
+    const windows: (number | null)[] = [];
+    try {
+      // Shopify REST's documented rate for 40 is 2 per s; the count comes back at 10 per s: a claim
+      // every 500 ms spends one unit and five come back (5, 9, 13, ... remaining).
+      for (let i = 0; i < 8; i++) {
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        const sentAtMs = go.kind === "go" ? Math.max(both.nowMs, go.atMs) : both.nowMs;
+        both.nowMs = sentAtMs + 50;
+        await both.observe(scope, answer(seqOf(go), sentAtMs, "ok", shown({ remaining: 5 + 4 * i, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
+        windows.push(both.memory.snapshot().get(scope)!.windowMs);
+        both.nowMs = sentAtMs + 500;
+      }
+      // No budget, no wait: a lesson, then a second one 10 s on, then a probe throttled before any success.
+      const quiet = "api|episodes";
+      const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 300, waitFromServer: false });
+      const send = async (kind: "ok" | "throttled"): Promise<void> => {
+        const go = await both.claim(quiet, { latestStartMs: Number.POSITIVE_INFINITY });
+        const sentAtMs = go.kind === "go" ? Math.max(both.nowMs, go.atMs) : both.nowMs;
+        both.nowMs = sentAtMs + 20;
+        await both.observe(quiet, kind === "ok" ? answer(seqOf(go), sentAtMs, "ok", null) : noWait(seqOf(go), sentAtMs));
+      };
+      for (let i = 0; i < 5; i++) await send("ok");
+      await send("throttled");
+      both.nowMs += 10_000;
+      for (let i = 0; i < 5; i++) await send("ok");
+      await send("throttled");
+      both.nowMs += 400;
+      await send("throttled");
+      windows.push(both.memory.snapshot().get(quiet)!.windowMs);
+    } finally {
+      await both.close();
+    }
+    expect(windows[0]).toBe(20_000);
+    expect(windows[7]!).toBeLessThan(5000);
+    expect(windows[8]!).toBeLessThan(2000);
   });
 
   it("agrees on a bucket's claims granted far ahead at once (its restore rate spaces them)", async () => {

@@ -68,8 +68,9 @@ function callLimitBudget(ctx: SignalContext): Budget | null {
   // used/limit of the leaky bucket (REST_DOC); it drains continuously, so no reset instant is shown.
   // The leak rate is not sent. REST_DOC gives 2/s for the standard 40-request bucket, and the
   // larger plans' buckets grow with their rates (4/s, 20/s), so limit / 20 per second is used: an
-  // estimate for pacing only; a 429's Retry-After still sets the floor if it is off.
-  return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20 };
+  // estimate for pacing only: the governor shortens it where the count comes back faster (a custom
+  // app's or a plan's faster rate), and a 429's Retry-After still sets the floor if it is too fast.
+  return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20, restoreEstimated: true };
 }
 
 function interpretShopify(ctx: SignalContext): Interpretation {

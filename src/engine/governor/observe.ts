@@ -35,6 +35,7 @@ function checked(observation: Observation, state: GovernorState): Observation {
           resetAtMs: budget.resetAtMs,
           windowMs: figureOrNull(budget.windowMs),
           restorePerSecond: figureOrNull(budget.restorePerSecond),
+          restoreEstimated: budget.restoreEstimated === true,
           unitsPerRequest: figureOrNull(budget.unitsPerRequest),
           concurrent: budget.concurrent === true,
         }
@@ -46,7 +47,14 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
   if (budget.unitsPerRequest !== null) state.unitsPerRequest = budget.unitsPerRequest;
   if (budget.limit !== null) state.limit = budget.limit;
   const bucketWindowMs = budget.restorePerSecond !== null && state.limit !== null ? Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000)) : null;
-  if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE) {
+  if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE && budget.restoreEstimated) {
+    // A documented rate for the bucket's size is an estimate: a window its own count already proved
+    // shorter (learnBucketRefill) stays.
+    const provenMs = state.refill === "bucket" && state.windowSource === "inferred" ? state.windowMs : null;
+    state.refill = "bucket";
+    state.windowMs = provenMs === null ? bucketWindowMs : Math.min(provenMs, bucketWindowMs);
+    state.windowSource = "inferred";
+  } else if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE) {
     state.refill = "bucket";
     state.windowMs = bucketWindowMs;
     state.windowSource = "shown";
@@ -247,6 +255,41 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   return ours > 0 && remaining === previous.remaining - ours;
 }
 
+/**
+ * A bucket whose rate is an estimate (documented for its size, or bounded from resets rounded to
+ * whole seconds) is shortened where its own count proves it refills faster. Across a run of readings
+ * the units the count came back by beyond our claims add up, and the floors of the shown remainders
+ * cancel out but for the two ends: one unit. Each choice errs slow: claims still out at a reading
+ * are taken as counted in it, others spending the budget only lower the sum, a full bucket (which
+ * loses its refill) starts the count afresh, and the span is taken one round trip longer than the
+ * sends were apart (the server counted each on arrival). Shopify REST's documented 2 per s for a
+ * bucket of 40 (limit / 20 s) paced a bucket of 3 that refilled 60 per s at one request per 6.7 s.
+ */
+function learnBucketRefill(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
+  const { limit, windowMs } = state;
+  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || observation.seq <= previous.seq) {
+    state.refillSinceMs = 0;
+    state.refillSeenUnits = 0;
+    return;
+  }
+  if (remaining >= limit) {
+    state.refillSinceMs = observation.sentAtMs;
+    state.refillSeenUnits = 0;
+    return;
+  }
+  if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) {
+    state.refillSinceMs = previous.atMs;
+    state.refillSeenUnits = 0;
+  }
+  const ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits;
+  state.refillSeenUnits += remaining - previous.remaining + ours;
+  const provenUnits = state.refillSeenUnits - 1;
+  const spanMs = observation.sentAtMs - state.refillSinceMs + Math.max(1, state.rttMs);
+  if (provenUnits < 2 || observation.sentAtMs <= state.refillSinceMs) return;
+  const provenWindowMs = Math.ceil((limit * spanMs) / provenUnits);
+  if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
+}
+
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): void {
   const previous = state.anchor;
   const sentAtMs = clampTime(observation.sentAtMs);
@@ -271,6 +314,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   // A later claim counted before the reading: the reading's count is the more recent one (and
   // holds this claim), so it stays, and the anchor moves on to this claim's seq.
   const remaining = previous && !afterPreviousReset && countedBeforeAnchor(state, previous, observation) ? previous.remaining : budget.remaining;
+  if (previous) learnBucketRefill(state, previous, observation, remaining, lateUnits);
   if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
   inferWindow(state, observation, remaining, shownResetAtMs);
   if (previous && !afterPreviousReset) trimWindow(state, observation, remaining, shownResetAtMs);
@@ -399,10 +443,13 @@ function relearn(state: GovernorState, limit: number, admitted: number, resetAtM
   if (admitted > 0 && resetAtMs !== null && state.windowSource !== "shown" && resetAtMs > episodeStartMs) {
     const measuredLimit = Math.min(limit, admitted);
     const measuredWindowMs = resetAtMs - episodeStartMs;
-    // Never a faster rate than was already learned: a lesson only slows down.
-    if (windowMs === null || measuredLimit / measuredWindowMs <= limit / windowMs) {
+    // Never a faster rate than was already learned: a lesson only slows down. The rate is what the
+    // episode admitted over its length, also where that is more than the limit (a burst no larger
+    // than the limit, over a window that keeps the rate): capping the units at the limit and
+    // keeping the length took 5 admitted in 3.8 s for 2, and paced a bucket of 1.5 per s at 0.52.
+    if (windowMs === null || admitted / measuredWindowMs <= limit / windowMs) {
       state.limit = Math.max(state.unitsPerRequest, measuredLimit);
-      state.windowMs = Math.min(MAX_FIGURE, Math.max(1, measuredWindowMs));
+      state.windowMs = Math.min(MAX_FIGURE, Math.max(1, Math.round((measuredWindowMs * measuredLimit) / admitted)));
       state.refill = "bucket";
       return;
     }
@@ -509,7 +556,11 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
     if (state.limit !== null) state.limit = Math.min(MAX_FIGURE, state.limit + units);
     return;
   }
-  if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs) state.windowStartMs = sentAtMs;
+  // An assumed window keeps the start of the last lesson's units until the first success after it:
+  // that success begins the next lesson's units. Kept on, a second lesson 17 s into a run took its
+  // units as counted from the first request on, and lengthened a 10 s window to 17.8 s.
+  const nextEpisode = windowIsGuessed(state) && state.okInWindow === 0 && observation.seq > state.learnedAtSeq;
+  if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs || nextEpisode) state.windowStartMs = sentAtMs;
   state.okInWindow += units;
 }
 

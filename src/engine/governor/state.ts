@@ -67,6 +67,8 @@ export function emptyState(nowMs: number): GovernorState {
     othersPerMs: 0,
     reserveUnits: 0,
     concurrency: "unknown",
+    refillSinceMs: 0,
+    refillSeenUnits: 0,
     lastAnsweredAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
@@ -197,6 +199,9 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     othersPerMs: isUnits(v.othersPerMs) && v.othersPerMs <= MAX_OTHERS_PER_MS ? v.othersPerMs : 0,
     reserveUnits: isUnits(v.reserveUnits) && v.reserveUnits <= MAX_FIGURE ? v.reserveUnits : 0,
     concurrency: typeof v.concurrency === "string" && CONCURRENCY.includes(v.concurrency) ? (v.concurrency as Concurrency) : "unknown",
+    // A state written before the refill was counted: not counting.
+    refillSinceMs: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? wholeMs(v.refillSinceMs) : 0,
+    refillSeenUnits: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? v.refillSeenUnits : 0,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };

@@ -117,6 +117,13 @@ export interface GovernorState {
   reserveUnits: number;
   /** Whether the budget is a concurrency limit (then inFlightCap holds it and no window paces). */
   concurrency: Concurrency;
+  /**
+   * A bucket's refill as its own count showed it: the units the count came back by, beyond our
+   * claims, since refillSinceMs (0: not counting). A rate this proves faster than the one estimated
+   * shortens the window.
+   */
+  refillSinceMs: number;
+  refillSeenUnits: number;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
   updatedAtMs: number;
@@ -180,6 +187,8 @@ export interface ObservedBudget {
   resetAtMs: number | null;
   windowMs: number | null;
   restorePerSecond: number | null;
+  /** restorePerSecond is a documented estimate, not sent by the API (Shopify REST): the count may prove it too slow. */
+  restoreEstimated?: boolean;
   /** Units this request spent, when the API says (a GraphQL query's cost). */
   unitsPerRequest: number | null;
   /** The API says the budget counts requests in flight (IETF qu="concurrent-requests"). */

@@ -182,13 +182,18 @@ local function readState(v)
   if type(v.concurrency) == "string" and CONCURRENCY[v.concurrency] then concurrency = v.concurrency end
   local lastAnsweredAtMs = 0
   if isTime(v.lastAnsweredAtMs) then lastAnsweredAtMs = jsRound(v.lastAnsweredAtMs) end
+  -- state.ts: a state written before the refill was counted is not counting.
+  local refillSinceMs, refillSeenUnits = 0, 0
+  if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
+    refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
+  end
   return {
     v = 1, seq = v.seq, lastGrantMs = jsRound(v.lastGrantMs), notBeforeMs = jsRound(v.notBeforeMs), notBeforeReason = reason, notBeforeType = limitType,
     limit = nn(v.limit), windowMs = nn(v.windowMs), windowSource = nn(v.windowSource), refill = v.refill, unitsPerRequest = v.unitsPerRequest,
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
-    updatedAtMs = jsRound(v.updatedAtMs),
+    refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -207,7 +212,8 @@ local function emptyState(nowMs)
     limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
-    rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0, updatedAtMs = clampTime(nowMs),
+    rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
+    refillSinceMs = 0, refillSeenUnits = 0, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -255,7 +261,8 @@ local function encodeState(s)
     .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
-    .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
+    .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -699,6 +706,7 @@ local function checked(o, state)
       resetAtMs = budget.resetAtMs,
       windowMs = figureOrNull(budget.windowMs),
       restorePerSecond = figureOrNull(budget.restorePerSecond),
+      restoreEstimated = budget.restoreEstimated == true,
       unitsPerRequest = figureOrNull(budget.unitsPerRequest),
       concurrent = budget.concurrent == true,
     }
@@ -714,7 +722,14 @@ local function applyShape(state, budget)
   if budget.limit ~= nil then state.limit = budget.limit end
   local bucketWindowMs = nil
   if budget.restorePerSecond ~= nil and state.limit ~= nil then bucketWindowMs = math.max(1, jsRound((state.limit / budget.restorePerSecond) * 1000)) end
-  if bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE then
+  if bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE and budget.restoreEstimated then
+    -- observe.ts: a documented rate is an estimate; a window the count proved shorter stays.
+    local provenMs = nil
+    if state.refill == "bucket" and state.windowSource == "inferred" then provenMs = state.windowMs end
+    state.refill = "bucket"
+    if provenMs == nil then state.windowMs = bucketWindowMs else state.windowMs = math.min(provenMs, bucketWindowMs) end
+    state.windowSource = "inferred"
+  elseif bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE then
     state.refill = "bucket"
     state.windowMs = bucketWindowMs
     state.windowSource = "shown"
@@ -908,6 +923,32 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   return ours > 0 and remaining == previous.remaining - ours
 end
 
+-- observe.ts learnBucketRefill: an estimated bucket rate is shortened where its own count proves it faster.
+local function learnBucketRefill(state, previous, observation, remaining, lateUnits)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or observation.seq <= previous.seq then
+    state.refillSinceMs = 0
+    state.refillSeenUnits = 0
+    return
+  end
+  if remaining >= limit then
+    state.refillSinceMs = observation.sentAtMs
+    state.refillSeenUnits = 0
+    return
+  end
+  if state.refillSinceMs == 0 or state.refillSinceMs > previous.atMs then
+    state.refillSinceMs = previous.atMs
+    state.refillSeenUnits = 0
+  end
+  local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits
+  state.refillSeenUnits = state.refillSeenUnits + remaining - previous.remaining + ours
+  local provenUnits = state.refillSeenUnits - 1
+  local spanMs = observation.sentAtMs - state.refillSinceMs + math.max(1, state.rttMs)
+  if provenUnits < 2 or observation.sentAtMs <= state.refillSinceMs then return end
+  local provenWindowMs = math.ceil((limit * spanMs) / provenUnits)
+  if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -934,6 +975,7 @@ local function applyAnchor(state, observation, budget, leaseMs)
   -- observe.ts: a later claim counted before the reading keeps the reading's (more recent) count.
   local remaining = budget.remaining
   if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
+  if previous then learnBucketRefill(state, previous, observation, remaining, lateUnits) end
   if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
   inferWindow(state, observation, remaining, shownResetAtMs)
   if previous and not afterPreviousReset then trimWindow(state, observation, remaining, shownResetAtMs) end
@@ -1021,9 +1063,10 @@ local function relearn(state, limit, admitted, resetAtMs, episodeStartMs)
   if admitted > 0 and resetAtMs ~= nil and state.windowSource ~= "shown" and resetAtMs > episodeStartMs then
     local measuredLimit = math.min(limit, admitted)
     local measuredWindowMs = resetAtMs - episodeStartMs
-    if windowMs == nil or measuredLimit / measuredWindowMs <= limit / windowMs then
+    -- observe.ts: the rate is what the episode admitted over its length, also beyond the limit.
+    if windowMs == nil or admitted / measuredWindowMs <= limit / windowMs then
       state.limit = math.max(state.unitsPerRequest, measuredLimit)
-      state.windowMs = math.min(MAX_FIGURE, math.max(1, measuredWindowMs))
+      state.windowMs = math.min(MAX_FIGURE, math.max(1, jsRound((measuredWindowMs * measuredLimit) / admitted)))
       state.refill = "bucket"
       return
     end
@@ -1177,7 +1220,10 @@ local function applyOk(state, observation, units)
     if state.limit ~= nil then state.limit = math.min(MAX_FIGURE, state.limit + units) end
     return
   end
-  if state.windowStartMs == 0 or sentAtMs < state.windowStartMs then state.windowStartMs = sentAtMs end
+  -- observe.ts: the first success after a lesson on an assumed window begins the next lesson's units.
+  local guessed = state.windowSource == "assumed" or state.windowSource == "outlasted"
+  local nextEpisode = guessed and state.okInWindow == 0 and observation.seq > state.learnedAtSeq
+  if state.windowStartMs == 0 or sentAtMs < state.windowStartMs or nextEpisode then state.windowStartMs = sentAtMs end
   state.okInWindow = state.okInWindow + units
 end
 

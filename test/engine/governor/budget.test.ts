@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fixedWindow, mostInAnyWindow, simulate, slidingLog, tokenBucket, type SimOptions } from "./sim";
+import { fixedWindow, mostInAnyWindow, runWorkers, simulate, slidingLog, tokenBucket, type Admission, type SimOptions } from "./sim";
 import { Scope, shown, T0 } from "./helpers";
 
 const arbitraryRun = {
@@ -90,39 +90,32 @@ describe("a shown budget is never overrun", () => {
     // The first requests start at startMs past a whole second (where they start on one, the bucket
     // reads the same as fixed windows of its own rate, and is paced at that rate either way).
     for (const [limit, windowMs, rttMs, workers, startMs] of [[5, 1000, 20, 1, 980], [10, 1000, 100, 3, 950], [20, 2000, 30, 10, 970], [5, 1000, 20, 1, 20]] as const) {
-      const server = tokenBucket(limit, windowMs);
-      const scope = new Scope(T0);
       const wholeSecond = (ms: number) => Math.ceil(ms / 1000) * 1000;
-      let throttled = 0;
-      let lastStartMs = T0;
-      const freeAtMs = Array.from({ length: workers }, () => T0 + startMs);
-      for (let sent = 0; sent < 60; ) {
-        const worker = freeAtMs.indexOf(Math.min(...freeAtMs));
-        const nowMs = freeAtMs[worker]!;
-        const result = scope.claim(nowMs);
-        if (result.kind !== "go") {
-          freeAtMs[worker] = result.kind === "wait" ? Math.max(nowMs + 1, result.untilMs) : result.notBeforeMs;
-          continue;
-        }
-        const admission = server.admit(result.atMs);
-        const answeredAtMs = result.atMs + rttMs;
-        const budget = shown({ remaining: admission.remaining, limit, resetAtMs: wholeSecond(admission.resetAtMs) });
-        if (admission.admitted) {
-          scope.answer(result, answeredAtMs, { budget });
-          sent += 1;
-          lastStartMs = result.atMs;
-        } else {
-          throttled += 1;
-          scope.throttle(result, answeredAtMs, admission.waitMs, { budget });
-        }
-        freeAtMs[worker] = answeredAtMs;
-      }
+      const budgetOf = (admission: Admission) => shown({ remaining: admission.remaining, limit, resetAtMs: wholeSecond(admission.resetAtMs) });
+      const { throttled, lastStartMs } = runWorkers(new Scope(T0), tokenBucket(limit, windowMs), { workers, rttMs, startMs: T0 + startMs, jobs: 60, budgetOf });
       const bucket = `${limit} per ${windowMs} ms, answers in ${rttMs} ms, ${workers} worker(s), from ${startMs} ms`;
       expect(throttled, bucket).toBe(0);
       // The bucket's own least time for 60: its limit at once, the rest at its rate.
       const leastMs = ((60 - limit) * windowMs) / limit;
       expect(lastStartMs - T0 - startMs, bucket).toBeLessThan(leastMs * 1.15);
     }
+  });
+
+  it("a bucket's documented rate (Shopify REST: its size per 20 s) is shortened where its count comes back faster, and kept where it does not", () => {
+    // Shopify REST shows used/limit only; the rate is the one documented for the bucket's size.
+    const estimated = (limit: number) => (admission: Admission) => shown({ remaining: admission.remaining, limit, restorePerSecond: limit / 20, restoreEstimated: true });
+    // A small bucket proves its rate more slowly (a unit's floor is a third of it): within 1.5 x.
+    for (const [limit, windowMs, workers, factor] of [[40, 4000, 10, 1.3], [10, 1000, 3, 1.3], [3, 500, 4, 1.5]] as const) {
+      const bucket = `${limit} per ${windowMs} ms, ${workers} workers`;
+      const { throttled, lastStartMs } = runWorkers(new Scope(T0), tokenBucket(limit, windowMs), { workers, rttMs: 50, startMs: T0, jobs: 200, budgetOf: estimated(limit) });
+      expect(throttled, bucket).toBe(0);
+      // Paced at the documented rate, 200 would take (200 - limit) * 20 s / limit: 80 to 1,313 s.
+      expect(lastStartMs - T0, bucket).toBeLessThan((((200 - limit) * windowMs) / limit) * factor);
+    }
+    // Where the documented rate is the bucket's own, it stays: no 429.
+    const { throttled, lastStartMs } = runWorkers(new Scope(T0), tokenBucket(40, 20_000), { workers: 10, rttMs: 50, startMs: T0, jobs: 100, budgetOf: estimated(40) });
+    expect(throttled).toBe(0);
+    expect(lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 500);
   });
 
   it("a reset that moves on while the count runs down reads as a bucket (from fixed or sliding readings), but not where others spend unseen", () => {

@@ -115,6 +115,34 @@ describe("learning without budget headers", () => {
     for (let i = 1; i < next.length; i++) expect(next[i]!.atMs - next[i - 1]!.atMs).toBeGreaterThanOrEqual(Math.floor(windowMs / 2));
   });
 
+  it("a later episode that admits more than the learned limit, at a lower rate, keeps that rate: more units over the same length, not the limit's", () => {
+    const scope = new Scope();
+    const sent = successes(scope, 10, 10);
+    const eleventh = scope.go(sent[9]!.atMs + 10);
+    scope.throttle(eleventh, eleventh.atMs + 10, 1000);
+    // A second episode: 2 admitted, then a 429 whose wait ends 1,000 ms after the episode began: 2 per s.
+    let episodeStartMs = scope.state.notBeforeMs;
+    const a = scope.go(episodeStartMs);
+    scope.answer(a, a.atMs + 10);
+    const b = scope.go(a.atMs + 10);
+    scope.answer(b, b.atMs + 10);
+    const c = scope.go(b.atMs + 10);
+    scope.throttle(c, c.atMs + 10, episodeStartMs + 1000 - (c.atMs + 10));
+    expect(scope.state).toMatchObject({ limit: 2, windowMs: 1000, refill: "bucket" });
+    // A third: 5 admitted (paced at 2 per s), then a 429 whose wait ends 4,000 ms after it began:
+    // 5 per 4 s, 1.25 per s, kept as 2 per 1,600 ms (not 2 per 4 s: 0.5 per s).
+    episodeStartMs = scope.state.notBeforeMs;
+    let nowMs = episodeStartMs;
+    for (let i = 0; i < 5; i++) {
+      const granted = scope.go(nowMs);
+      scope.answer(granted, granted.atMs + 10);
+      nowMs = granted.atMs + 10;
+    }
+    const overrun = scope.go(nowMs);
+    scope.throttle(overrun, overrun.atMs + 10, episodeStartMs + 4000 - (overrun.atMs + 10));
+    expect(scope.state).toMatchObject({ limit: 2, windowMs: 1600, refill: "bucket" });
+  });
+
   it("claims of the same burst still out when the lesson is learned teach nothing new; one that succeeds raises the limit by one", () => {
     const scope = new Scope();
     const sent = successes(scope, 4, 20);
@@ -178,6 +206,31 @@ describe("learning without budget headers or a wait: the window, from throttles 
     const later = scope.go(T0 + 4000);
     scope.answer(later, later.atMs + 20);
     expect(scope.state).toMatchObject({ limit: 5, windowMs: later.atMs - T0, windowSource: "inferred" });
+  });
+
+  it("a later lesson's units are counted from the first success after the last lesson, not from the run's first request", () => {
+    // A Stripe-like server (no budget, no wait) with a fixed 10 s window of 5; a client backoff of 300 ms.
+    const scope = new Scope();
+    const sent = successes(scope, 5, 20);
+    const sixth = scope.go(sent[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 300 });
+    expect(scope.state).toMatchObject({ limit: 5, windowSource: "assumed" });
+    // The next window: 5 admitted from 10 s on, then a throttle (a second lesson: 80 % of the limit).
+    let nowMs = T0 + 10_000;
+    for (let i = 0; i < 5; i++) {
+      const granted = scope.go(Math.max(nowMs, scope.state.notBeforeMs));
+      scope.answer(granted, granted.atMs + 20);
+      nowMs = granted.atMs + 20;
+    }
+    const overrun = scope.go(nowMs);
+    scope.throttle(overrun, overrun.atMs + 20, null, { waitMs: 300 });
+    expect(scope.state.limit).toBe(4);
+    // A probe throttled before anything is admitted again: the window outlasts this lesson's units,
+    // which began at 10 s. From the first request (T0) it would be read as longer than 10 s.
+    const probe = scope.go(Math.max(overrun.atMs + 400, scope.state.notBeforeMs));
+    scope.throttle(probe, probe.atMs + 20, null, { waitMs: 300 });
+    expect(scope.state.windowSource).toBe("outlasted");
+    expect(scope.state.windowMs).toBeLessThan(2000);
   });
 
   it.each([

@@ -4,7 +4,7 @@
  * server at their start, and their answers are fed back through observe one round trip later.
  * Time is a plain number; nothing sleeps.
  */
-import { claim, DEFAULT_GOVERNOR_OPTIONS, emptyState, observe, type GovernorOptions, type GovernorState, type Observation, type ObservedBudget } from "../../../src/engine/governor";
+import { claim, DEFAULT_GOVERNOR_OPTIONS, emptyState, observe, type ClaimResult, type GovernorOptions, type GovernorState, type Observation, type ObservedBudget } from "../../../src/engine/governor";
 
 /** What a model server says about one request at its arrival. */
 export interface Admission {
@@ -201,3 +201,40 @@ export function mostInAnyWindow(startsMs: readonly number[], windowMs: number): 
   }
   return most;
 }
+
+/**
+ * `workers` each sending one request at a time to `server` through `scope` until `jobs` succeeded,
+ * from startMs; each answer shows the budget `budgetOf` makes of the server's admission.
+ */
+export function runWorkers(
+  scope: { claim(nowMs: number): ClaimResult; answer(granted: { seq: number; atMs: number }, nowMs: number, fields: Partial<Observation>): unknown; throttle(granted: { seq: number; atMs: number }, nowMs: number, waitMs: number | null, fields: Partial<Observation>): unknown },
+  server: ModelServer,
+  run: { workers: number; rttMs: number; startMs: number; jobs: number; budgetOf: (admission: Admission) => ObservedBudget },
+): { throttled: number; lastStartMs: number } {
+  let throttled = 0;
+  let lastStartMs = run.startMs;
+  const freeAtMs = Array.from({ length: run.workers }, () => run.startMs);
+  for (let sent = 0; sent < run.jobs; ) {
+    const worker = freeAtMs.indexOf(Math.min(...freeAtMs));
+    const nowMs = freeAtMs[worker]!;
+    const result = scope.claim(nowMs);
+    if (result.kind !== "go") {
+      freeAtMs[worker] = result.kind === "wait" ? Math.max(nowMs + 1, result.untilMs) : result.notBeforeMs;
+      continue;
+    }
+    const admission = server.admit(result.atMs);
+    const answeredAtMs = result.atMs + run.rttMs;
+    const budget = run.budgetOf(admission);
+    if (admission.admitted) {
+      scope.answer(result, answeredAtMs, { budget });
+      sent += 1;
+      lastStartMs = result.atMs;
+    } else {
+      throttled += 1;
+      scope.throttle(result, answeredAtMs, admission.waitMs, { budget });
+    }
+    freeAtMs[worker] = answeredAtMs;
+  }
+  return { throttled, lastStartMs };
+}
+

@@ -60,6 +60,7 @@ function randomBudget(gen: Gen, nowMs: number): ObservedBudget | null {
     resetAtMs: gen.chance(0.7) ? nowMs + figure(gen, 120_000) : gen.chance(0.5) ? null : gen.pick(ABSURD_NUMBERS),
     windowMs: gen.chance(0.4) ? figure(gen, 60_000) : null,
     restorePerSecond: gen.chance(0.15) ? figure(gen, 100) : null,
+    restoreEstimated: gen.chance(0.5),
     unitsPerRequest: gen.chance(0.2) ? figure(gen, 50) : null,
   };
 }
