@@ -384,7 +384,7 @@ export const policyInputs = {
     comments: "Randomness added to the backoff used when the API names no wait, so that many steps do not call again at the same instant. A wait the API asks for is always taken in full; a little jitter only goes on top.",
     clean: (value: unknown) => parseChoice("Jitter", value, JITTER_CHOICES, DEFAULT_POLICY.jitter),
   }),
-  backoffBaseSeconds: secondsInput(BACKOFF_BASE, "The first backoff wait when the API names none; it doubles on each retry up to Backoff Cap. Decimals are allowed, e.g. 0.5.", "0.5"),
+  backoffBaseSeconds: secondsInput(BACKOFF_BASE, "The first backoff wait after a throttle when the API names no wait (a 5xx that names no wait waits a fifth of it); it doubles on each retry up to Backoff Cap. Decimals are allowed, e.g. 0.5.", "0.5"),
   backoffCapSeconds: secondsInput(BACKOFF_CAP, "The longest backoff wait when the API names none (at least Backoff Base).", "30"),
   budgetThreshold: wholeInput(
     BUDGET_THRESHOLD,

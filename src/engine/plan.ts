@@ -147,11 +147,24 @@ function planServerWait(verdict: Verdict, history: AttemptHistory, policy: Retry
   };
 }
 
+/**
+ * A server error that is no throttle (a 5xx naming no wait) backs off from a fifth of the base: the
+ * AWS SDKs wait from 100 ms after a transient error and from 500 ms after a throttle
+ * (https://github.com/aws/aws-sdk-js-v3/blob/main/packages/util-retry/src/constants.ts). A server that
+ * limits nothing gains nothing from a longer wait, and two 503s in a run of 100 quick calls cost more
+ * than all the rest (1.74 x ideal on a concurrency limit of 20 with 2 workers; 1.19 x with this).
+ * A dropped connection keeps the base: a write it carried may have been done and counted, and its
+ * retry, answered from the idempotency key, may not be; sent at once, it took a unit in the window
+ * it was dropped in, which then ended one unit short (registration day, 1,200 POSTs in windows of
+ * 120: an eleventh window in 6 of 6 seeds, against 3 of 6 with the base).
+ */
+const TRANSIENT_BASE_SHARE = 0.2;
+
 function planBackoff(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, remainingMs: number): Decision {
   const previousWaitMs = history.previousWaitMs;
   const waitMs = backoffMs(policy.jitter, {
     retry: history.attempts,
-    baseMs: policy.backoffBaseMs,
+    baseMs: verdict.throttled || verdict.status === 0 ? policy.backoffBaseMs : policy.backoffBaseMs * TRANSIENT_BASE_SHARE,
     capMs: policy.backoffCapMs,
     previousWaitMs: typeof previousWaitMs === "number" && Number.isFinite(previousWaitMs) ? previousWaitMs : null,
     random: () => draw(options.random),

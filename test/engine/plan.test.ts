@@ -152,4 +152,15 @@ describe("fallback backoff when the server says nothing", () => {
     const decision = plan(verdictFor(429), { attempts: 3, firstAttemptAtMs: NOW_MS }, { ...DEFAULT_POLICY, jitter: "equal" }, { nowMs: NOW_MS, random: () => 0 });
     expect(decision).toMatchObject({ decision: "retry", waitMs: 1000, waitSource: "backoff:equal" });
   });
+
+  it("backs off a 5xx that names no wait from a fifth of the base, a throttle and a dropped connection from the base", () => {
+    const third = { attempts: 3, firstAttemptAtMs: NOW_MS };
+    const options = { nowMs: NOW_MS, random: () => 0 };
+    // The third attempt's ceiling is base * 4: 2,000 ms for a throttle, 400 ms for a fault; equal jitter waits at least half.
+    expect(plan(verdictFor(429), third, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 1000 });
+    expect(plan(verdictFor(503), third, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 200 });
+    expect(plan(verdictFor(502), third, { ...DEFAULT_POLICY, backoffBaseMs: 2000 }, options)).toMatchObject({ decision: "retry", waitMs: 800 });
+    const dropped = plan({ ...verdictFor(503), status: 0 }, third, DEFAULT_POLICY, options);
+    expect(dropped).toMatchObject({ decision: "retry", waitMs: 1000 });
+  });
 });
