@@ -786,6 +786,41 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(windows[8]!).toBeLessThan(2000);
   });
 
+  it("agrees where a budget is shown only on throttles: the first reading's lesson teaches no reserve, and a success after its reset brings the limit back", async () => {
+    const both = new SideBySide(raw, server.url, "only429:", T0);
+    const scope = "api|only429";
+    const starts: number[] = [];
+    try {
+      const send = async (budget: ObservedBudget | null, kind: "ok" | "throttled" = "ok"): Promise<void> => {
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        const sentAtMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs);
+        both.nowMs = sentAtMs + 20;
+        await both.observe(scope, { ...answer(seqOf(go), sentAtMs, kind, budget), waitMs: kind === "throttled" ? T0 + 1000 - both.nowMs : null, waitFromServer: kind === "throttled" });
+      };
+      for (let i = 0; i < 5; i++) await send(null);
+      await send(shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }), "throttled");
+      both.nowMs = T0 + 1000;
+      await send(null);
+      for (let i = 0; i < 4; i++) {
+        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        starts.push(go.kind === "go" ? go.atMs : Number.NaN);
+      }
+      // Where a success showed the budget, a probe's answer without fields (a replay) changes nothing.
+      const shows = "api|shows";
+      const first = await both.claim(shows, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(shows, answer(seqOf(first), both.nowMs - 20, "ok", shown({ remaining: 0, limit: 5, resetAtMs: T0 + 3000 })));
+      both.nowMs = T0 + 3000;
+      const probe = await both.claim(shows, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(shows, answer(seqOf(probe), both.nowMs - 20, "ok", null));
+      expect(both.memory.snapshot().get(shows)!.anchor).toMatchObject({ remaining: 0, resetAtMs: T0 + 3000 });
+    } finally {
+      await both.close();
+    }
+    expect(starts).toEqual(Array<number>(4).fill(T0 + 1020));
+  });
+
   it("agrees on a bucket's claims granted far ahead at once (its restore rate spaces them)", async () => {
     const both = new SideBySide(raw, server.url, "gcra:", T0);
     const scope = "api|gcra";

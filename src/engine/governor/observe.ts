@@ -319,6 +319,11 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   inferWindow(state, observation, remaining, shownResetAtMs);
   if (previous && !afterPreviousReset) trimWindow(state, observation, remaining, shownResetAtMs);
   const ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1;
+  // The first reading: the claims granted before it went out knowing nothing (a slow start's, where
+  // only a throttle shows the budget), and their throttles are that one lesson, not others spending
+  // unseen: 16 in flight at a bucket's first 429 kept 15 of its 60 back for the rest of the run.
+  if (previous === null) state.learnedAtSeq = Math.max(state.learnedAtSeq, state.seq);
+  if (observation.kind === "ok") state.budgetOnSuccess = true;
   state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits, answeredAtMs: observation.nowMs, ownOutAtSend };
 }
 
@@ -551,8 +556,9 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   if (observation.budget !== null) return;
   windowFromFirstSuccess(state, observation);
   const sentAtMs = clampTime(observation.sentAtMs);
-  if (state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
-    // Sent before the throttle that taught the limit, answered after it: the limit was one more.
+  if (state.anchor === null && state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
+    // Sent before the throttle that taught the limit, answered after it: the limit was one more
+    // (a limit counted from throttles; one the server shows is not raised by a reply without fields).
     if (state.limit !== null) state.limit = Math.min(MAX_FIGURE, state.limit + units);
     return;
   }
@@ -562,6 +568,29 @@ function applyOk(state: GovernorState, observation: Observation, units: number):
   const nextEpisode = windowIsGuessed(state) && state.okInWindow === 0 && observation.seq > state.learnedAtSeq;
   if (state.windowStartMs === 0 || sentAtMs < state.windowStartMs || nextEpisode) state.windowStartMs = sentAtMs;
   state.okInWindow += units;
+}
+
+/**
+ * A probe sent after the reading's reset whose success shows no budget: the server shows its count only on
+ * throttles (GitHub's X-RateLimit or IETF fields on a 403 or 429 alone). Held on to, the spent
+ * reading asked for one probe after its reset, each probe's answer showed nothing, and so every
+ * request went alone, one round trip each (a bucket of 60 per s, 20 workers: 3.6 x ideal). The
+ * reset is taken to have brought the limit back, as X-RateLimit-Reset says of a fixed window (and
+ * of a bucket whose reset is its time until full; a sliding log's units, sent in a burst, leave
+ * about then too): the reading becomes the limit less our starts since the reset, with no reset of
+ * its own, so the request after the last of them probes and the next throttle reads the count again.
+ * Only a probe's answer, and only where no success has shown the budget: an answer without fields
+ * (a replay from an idempotency key) from a server that shows its count on every success took a
+ * spent window for a full one (a probe of 20 workers: 51 throttled; registration day's sliding log
+ * spilled into an eleventh window in 4 of 5 seeds against 2).
+ */
+function budgetShownOnlyOnThrottles(state: GovernorState, observation: Observation): void {
+  const anchor = state.anchor;
+  const limit = state.limit;
+  if (!anchor || state.budgetOnSuccess || anchor.resetAtMs === 0 || observation.sentAtMs < anchor.resetAtMs || limit === null || holdsConcurrency(state)) return;
+  let sinceResetUnits = 0;
+  for (const [atMs, , units] of state.slots) if (atMs >= anchor.resetAtMs) sinceResetUnits += units;
+  state.anchor = { remaining: Math.max(0, limit - sinceResetUnits), seq: state.seq, atMs: observation.sentAtMs, resetAtMs: 0, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 };
 }
 
 /** Applies one answer (or its absence) to the scope's state. Pure. */
@@ -590,7 +619,8 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     state.rttMs = state.rttMs === 0 ? sampleMs : Math.round(state.rttMs * 0.8 + sampleMs * 0.2);
   }
   // Only the probe's own answer tells what it was sent to learn (its lease frees the others if it never comes).
-  if (state.probe?.seq === observation.seq) state.probe = null;
+  const answersProbe = state.probe?.seq === observation.seq;
+  if (answersProbe) state.probe = null;
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
   if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs)) {
     applyShape(state, observation.budget);
@@ -600,6 +630,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
   else if (observation.kind === "ok") applyOk(state, observation, units);
+  if (answersProbe && observation.kind === "ok" && observation.budget === null) budgetShownOnlyOnThrottles(state, observation);
   learnReserve(state, observation, units);
   if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);
   prune(state, nowMs);

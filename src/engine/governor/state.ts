@@ -69,6 +69,7 @@ export function emptyState(nowMs: number): GovernorState {
     concurrency: "unknown",
     refillSinceMs: 0,
     refillSeenUnits: 0,
+    budgetOnSuccess: false,
     lastAnsweredAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
@@ -202,6 +203,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     // A state written before the refill was counted: not counting.
     refillSinceMs: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? wholeMs(v.refillSinceMs) : 0,
     refillSeenUnits: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? v.refillSeenUnits : 0,
+    budgetOnSuccess: v.budgetOnSuccess === true,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };

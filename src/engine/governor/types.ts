@@ -124,6 +124,8 @@ export interface GovernorState {
    */
   refillSinceMs: number;
   refillSeenUnits: number;
+  /** A success has shown the budget: the server shows its count on every answer, not only on throttles. */
+  budgetOnSuccess: boolean;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
   updatedAtMs: number;

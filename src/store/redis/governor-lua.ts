@@ -183,6 +183,7 @@ local function readState(v)
   local lastAnsweredAtMs = 0
   if isTime(v.lastAnsweredAtMs) then lastAnsweredAtMs = jsRound(v.lastAnsweredAtMs) end
   -- state.ts: a state written before the refill was counted is not counting.
+  local budgetOnSuccess = v.budgetOnSuccess == true
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
@@ -193,7 +194,7 @@ local function readState(v)
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
-    refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, updatedAtMs = jsRound(v.updatedAtMs),
+    refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -213,7 +214,7 @@ local function emptyState(nowMs)
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
-    refillSinceMs = 0, refillSeenUnits = 0, updatedAtMs = clampTime(nowMs),
+    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -262,7 +263,7 @@ local function encodeState(s)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
-    .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -980,6 +981,9 @@ local function applyAnchor(state, observation, budget, leaseMs)
   inferWindow(state, observation, remaining, shownResetAtMs)
   if previous and not afterPreviousReset then trimWindow(state, observation, remaining, shownResetAtMs) end
   local ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1
+  -- observe.ts: claims granted before the first reading are that one lesson.
+  if previous == nil then state.learnedAtSeq = math.max(state.learnedAtSeq, state.seq) end
+  if observation.kind == "ok" then state.budgetOnSuccess = true end
   state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits, answeredAtMs = observation.nowMs, ownOutAtSend = ownOutAtSend }
 end
 
@@ -1200,6 +1204,19 @@ local function applyThrottle(state, observation, options, inFlightBefore)
   end
 end
 
+-- observe.ts budgetShownOnlyOnThrottles: a probe's success after the reading's reset that shows no budget;
+-- the reset brought the limit back, less our starts since.
+local function budgetShownOnlyOnThrottles(state, observation)
+  local anchor = state.anchor
+  local limit = state.limit
+  if not anchor or state.budgetOnSuccess or anchor.resetAtMs == 0 or observation.sentAtMs < anchor.resetAtMs or limit == nil or holdsConcurrency(state) then return end
+  local sinceResetUnits = 0
+  for _, slot in ipairs(state.slots) do
+    if slot[1] >= anchor.resetAtMs then sinceResetUnits = sinceResetUnits + slot[3] end
+  end
+  state.anchor = { remaining = math.max(0, limit - sinceResetUnits), seq = state.seq, atMs = observation.sentAtMs, resetAtMs = 0, lateUnits = 0, answeredAtMs = observation.nowMs, ownOutAtSend = 0 }
+end
+
 local function applyOk(state, observation, units)
   state.throttleStreak = 0
   state.breakerOpen = false
@@ -1216,7 +1233,7 @@ local function applyOk(state, observation, units)
   if observation.budget ~= nil then return end
   windowFromFirstSuccess(state, observation)
   local sentAtMs = clampTime(observation.sentAtMs)
-  if state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
+  if state.anchor == nil and state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
     if state.limit ~= nil then state.limit = math.min(MAX_FIGURE, state.limit + units) end
     return
   end
@@ -1250,7 +1267,8 @@ local function observeInPlace(state, given, options)
     local sampleMs = math.max(0, nowMs - observation.sentAtMs)
     if state.rttMs == 0 then state.rttMs = sampleMs else state.rttMs = jsRound(state.rttMs * 0.8 + sampleMs * 0.2) end
   end
-  if state.probe and state.probe.seq == observation.seq then state.probe = nil end
+  local answersProbe = state.probe ~= nil and state.probe.seq == observation.seq
+  if answersProbe then state.probe = nil end
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
   if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs) then
     applyShape(state, observation.budget)
@@ -1262,6 +1280,7 @@ local function observeInPlace(state, given, options)
   elseif observation.kind == "ok" then
     applyOk(state, observation, units)
   end
+  if answersProbe and observation.kind == "ok" and observation.budget == nil then budgetShownOnlyOnThrottles(state, observation) end
   learnReserve(state, observation, units)
   if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end
   prune(state, nowMs)

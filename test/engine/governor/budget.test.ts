@@ -118,6 +118,46 @@ describe("a shown budget is never overrun", () => {
     expect(lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 500);
   });
 
+  it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
+    const scope = new Scope();
+    let nowMs = T0;
+    for (let i = 0; i < 5; i++) {
+      const granted = scope.go(nowMs);
+      scope.answer(granted, granted.atMs + 20);
+      nowMs = granted.atMs + 20;
+    }
+    // The sixth is throttled, and only its answer shows the budget: none of 5 left until T0 + 1 s.
+    const sixth = scope.go(nowMs);
+    scope.throttle(sixth, sixth.atMs + 20, T0 + 1000 - (sixth.atMs + 20), { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }) });
+    // The sixth went out knowing nothing: its throttle is the lesson, not others spending unseen.
+    expect(scope.state.reserveUnits).toBe(0);
+    // After the reset one request learns the new budget; its answer shows nothing.
+    const probe = scope.go(T0 + 1000);
+    expect(probe.probe).toBe(true);
+    expect(scope.claim(T0 + 1001).kind).toBe("wait");
+    scope.answer(probe, probe.atMs + 20);
+    // The other four of the limit go at once (they went one round trip apart).
+    const four = Array.from({ length: 4 }, () => scope.go(probe.atMs + 20));
+    expect(four.map((g) => g.atMs)).toEqual(Array<number>(4).fill(probe.atMs + 20));
+    // The limit is spent by our count: the next one probes, and the others wait for its answer.
+    expect(scope.go(probe.atMs + 20).probe).toBe(true);
+    expect(scope.claim(probe.atMs + 21).kind).toBe("wait");
+  });
+
+  it("a success without fields (a replay from an idempotency key) leaves the reading of a server that shows its count on successes alone, a probe's too", () => {
+    const scope = Scope.afterReading(T0 + 20, shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000, windowMs: 1000 }));
+    const next = scope.go(T0 + 1000);
+    expect(next.probe).toBe(false);
+    scope.answer(next, next.atMs + 20);
+    expect(scope.state.anchor).toMatchObject({ remaining: 0, resetAtMs: T0 + 1000 });
+    // No window shown: the first request after the reset probes, and its answer has no fields.
+    const unknownWindow = Scope.afterReading(T0 + 20, shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }));
+    const probe = unknownWindow.go(T0 + 1000);
+    expect(probe.probe).toBe(true);
+    unknownWindow.answer(probe, probe.atMs + 20);
+    expect(unknownWindow.state.anchor).toMatchObject({ remaining: 0, resetAtMs: T0 + 1000 });
+  });
+
   it("a reset that moves on while the count runs down reads as a bucket (from fixed or sliding readings), but not where others spend unseen", () => {
     const five = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 5, resetAtMs });
     /** Readings of 5 with whole-second resets; `full` a full budget after the first reset (read as a fixed window). */
