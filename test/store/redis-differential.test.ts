@@ -821,6 +821,24 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(starts).toEqual(Array<number>(4).fill(T0 + 1020));
   });
 
+  it("agrees that a grant starting before the last one (a concurrency limit, a clock gone back) keeps the slots in start order", async () => {
+    const both = new SideBySide(raw, server.url, "order:", T0);
+    const scope = "api|order";
+    try {
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(scope, answer(seqOf(probe), both.nowMs - 20, "ok", shown({ remaining: 4, limit: 5, concurrent: true })));
+      both.nowMs = T0 + 5000;
+      await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 1000;
+      await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    } finally {
+      await both.close();
+    }
+    const starts = both.memory.snapshot().get(scope)!.slots.map(([atMs]) => atMs);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+  });
+
   it("agrees on a bucket's claims granted far ahead at once (its restore rate spaces them)", async () => {
     const both = new SideBySide(raw, server.url, "gcra:", T0);
     const scope = "api|gcra";

@@ -7,7 +7,7 @@
 import { holdsConcurrency } from "./concurrency";
 import { earliestStart, heldSlots } from "./model";
 import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
-import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState } from "./types";
+import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
 export function recheckMs(state: GovernorState): number {
@@ -52,12 +52,24 @@ export function prune(state: GovernorState, nowMs: number): void {
   state.slots = boundSlots(firstKept === 0 ? state.slots : state.slots.slice(firstKept));
 }
 
+/**
+ * Slots stay ascending by start (and seq, the newest last among equal starts), as readState sorts
+ * them: a start earlier than the last granted (a concurrency limit's, which joins no queue, or a
+ * clock that went back) goes in its place instead of at the end.
+ */
+function insertSlot(slots: SlotTuple[], slot: SlotTuple): void {
+  let at = slots.length;
+  while (at > 0 && slots[at - 1]![0] > slot[0]) at--;
+  if (at === slots.length) slots.push(slot);
+  else slots.splice(at, 0, slot);
+}
+
 function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): ClaimResult {
   const seq = state.seq + 1;
   const startMs = clampTime(atMs);
   state.seq = seq;
   state.lastGrantMs = Math.max(state.lastGrantMs, startMs);
-  state.slots.push([startMs, seq, units]);
+  insertSlot(state.slots, [startMs, seq, units]);
   if (state.slots.length > MAX_SLOTS) state.slots = boundSlots(state.slots);
   state.inFlight.push([seq, clampTime(startMs + options.leaseMs)]);
   if (probe) state.probe = { seq, atMs: startMs, untilMs: clampTime(startMs + options.leaseMs) };

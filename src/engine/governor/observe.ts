@@ -283,6 +283,12 @@ function learnBucketRefill(state: GovernorState, previous: Anchor, observation: 
   }
   const ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits;
   state.refillSeenUnits += remaining - previous.remaining + ours;
+  // A sum beyond what a state keeps (figures up to MAX_FIGURE each) proves nothing: count afresh.
+  if (Math.abs(state.refillSeenUnits) > MAX_FIGURE) {
+    state.refillSinceMs = 0;
+    state.refillSeenUnits = 0;
+    return;
+  }
   const provenUnits = state.refillSeenUnits - 1;
   const spanMs = observation.sentAtMs - state.refillSinceMs + Math.max(1, state.rttMs);
   if (provenUnits < 2 || observation.sentAtMs <= state.refillSinceMs) return;

@@ -581,7 +581,10 @@ local function grant(state, atMs, units, probe, why, options)
   local startMs = clampTime(atMs)
   state.seq = seq
   state.lastGrantMs = math.max(state.lastGrantMs, startMs)
-  state.slots[#state.slots + 1] = { startMs, seq, units }
+  -- claim.ts insertSlot: slots stay ascending by start; an earlier start goes in its place.
+  local at = #state.slots + 1
+  while at > 1 and state.slots[at - 1][1] > startMs do at = at - 1 end
+  table.insert(state.slots, at, { startMs, seq, units })
   if #state.slots > MAX_SLOTS then state.slots = boundSlots(state.slots) end
   state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
   if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
@@ -943,6 +946,11 @@ local function learnBucketRefill(state, previous, observation, remaining, lateUn
   end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits
   state.refillSeenUnits = state.refillSeenUnits + remaining - previous.remaining + ours
+  if math.abs(state.refillSeenUnits) > MAX_FIGURE then
+    state.refillSinceMs = 0
+    state.refillSeenUnits = 0
+    return
+  end
   local provenUnits = state.refillSeenUnits - 1
   local spanMs = observation.sentAtMs - state.refillSinceMs + math.max(1, state.rttMs)
   if provenUnits < 2 or observation.sentAtMs <= state.refillSinceMs then return end

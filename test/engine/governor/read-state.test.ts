@@ -152,6 +152,16 @@ describe("what the governor writes reads back unchanged", () => {
     expect(stateProblems(scope.state)).toEqual([]);
   });
 
+  it("a grant that starts before the last one (a concurrency limit joins no queue; here a clock that went back) keeps the slots in start order", () => {
+    const scope = Scope.afterReading(T0 + 20, shown({ remaining: 4, limit: 5, concurrent: true }));
+    scope.go(T0 + 5000);
+    const earlier = scope.go(T0 + 1000);
+    expect(earlier.atMs).toBe(T0 + 1000);
+    const starts = scope.state.slots.map(([atMs]) => atMs);
+    expect(starts).toEqual([...starts].sort((a, b) => a - b));
+    expect(readState(JSON.parse(JSON.stringify(scope.state)))).toEqual({ state: scope.state });
+  });
+
   it("claims with a units estimate that is not a positive number use the scope's own", () => {
     for (const units of [Number.NaN, 0, -3, Number.POSITIVE_INFINITY, 1e300]) {
       const state = claim(emptyState(T0), { nowMs: T0, latestStartMs: T0 + 1000, units }, { breakerThreshold: 3, leaseMs: 30_000 }).state;
