@@ -321,6 +321,15 @@ class SideBySide {
     return go;
   }
 
+  /** A claim at nowMs that must be granted, sent at its start, answered latencyMs later with what answerOf makes of it; returns the send. */
+  async sendAnswered(scope: string, latencyMs: number, answerOf: (seq: number, sentAtMs: number) => Omit<Observation, "nowMs">): Promise<number> {
+    const go = await this.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    const sentAtMs = Math.max(this.nowMs, go.kind === "go" ? go.atMs : this.nowMs);
+    this.nowMs = sentAtMs + latencyMs;
+    await this.observe(scope, answerOf(seqOf(go), sentAtMs));
+    return sentAtMs;
+  }
+
   private async sameState(scope: string, where: string): Promise<void> {
     const stored = await this.raw.get(this.redis.keyOf(scope));
     expect(stored === null ? null : JSON.parse(stored), `${where}: the state`).toEqual(roundTrip(this.memory.snapshot().get(scope)));
@@ -606,22 +615,14 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     try {
       const throttled = (seq: number, sentAtMs: number, waitMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs, waitFromServer: true });
       // Nothing shown: three successes, then a 429 saying 1 s (the first lesson: 3 per window).
-      for (let i = 0; i < 3; i++) {
-        const go = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
-        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
-        await both.observe("api|learn", answer(seqOf(go), both.nowMs - 20, "ok", null));
-      }
-      const fourth = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 20;
-      await both.observe("api|learn", throttled(seqOf(fourth), both.nowMs - 20, 1000));
+      for (let i = 0; i < 3; i++) await both.sendAnswered("api|learn", 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      await both.sendAnswered("api|learn", 20, (seq, sentAtMs) => throttled(seq, sentAtMs, 1000));
       // From the reset: one admitted, then a 429 saying 600 ms: the episode measured 1 per ~0.6 s.
       both.nowMs = both.memory.snapshot().get("api|learn")!.notBeforeMs;
       const a = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs += 20;
       await both.observe("api|learn", answer(seqOf(a), both.nowMs - 20, "ok", null));
-      const b = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs = Math.max(both.nowMs, b.kind === "go" ? b.atMs : both.nowMs) + 20;
-      await both.observe("api|learn", throttled(seqOf(b), both.nowMs - 20, 600));
+      await both.sendAnswered("api|learn", 20, (seq, sentAtMs) => throttled(seq, sentAtMs, 600));
       expect(both.memory.snapshot().get("api|learn")).toMatchObject({ refill: "bucket", limit: 1 });
       const paced = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
       whys.push(`${paced.kind}: ${paced.why}`);
@@ -630,14 +631,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const thirdStartMs = Math.max(both.memory.snapshot().get("api|learn")!.notBeforeMs, paced.kind === "go" ? paced.atMs : 0);
       both.nowMs = thirdStartMs + 20;
       await both.observe("api|learn", answer(seqOf(paced), thirdStartMs, "ok", null));
-      for (let i = 0; i < 2; i++) {
-        const go = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
-        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
-        await both.observe("api|learn", answer(seqOf(go), both.nowMs - 20, "ok", null));
-      }
-      const over = await both.claim("api|learn", { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs = Math.max(both.nowMs, over.kind === "go" ? over.atMs : both.nowMs) + 20;
-      await both.observe("api|learn", throttled(seqOf(over), both.nowMs - 20, thirdStartMs + 3000 - both.nowMs));
+      for (let i = 0; i < 2; i++) await both.sendAnswered("api|learn", 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      await both.sendAnswered("api|learn", 20, (seq, sentAtMs) => throttled(seq, sentAtMs, thirdStartMs + 3000 - (sentAtMs + 20)));
       // (The episode began at its reset, 20 ms before the first of the three: 3,060 ms for 3.)
       expect(both.memory.snapshot().get("api|learn")).toMatchObject({ refill: "bucket", limit: 1, windowMs: 1020 });
 
@@ -686,11 +681,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     try {
       for (const [scope, waitResolutionMs] of [["api|seconds", 1000], ["api|ms", undefined]] as const) {
         // Nothing shown: ten successes 25 ms apart, then a 429 saying 1 s (a fixed 10 per 1 s window read 250 ms in).
-        for (let i = 0; i < 10; i++) {
-          const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-          both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 25;
-          await both.observe(scope, answer(seqOf(go), both.nowMs - 25, "ok", null));
-        }
+        for (let i = 0; i < 10; i++) await both.sendAnswered(scope, 25, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
         const eleventh = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs += 25;
         await both.observe(scope, { ...answer(seqOf(eleventh), both.nowMs - 25, "throttled", null), waitMs: 1000, waitFromServer: true, ...(waitResolutionMs === undefined ? {} : { waitResolutionMs }) });
@@ -714,11 +705,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     try {
       // A short backoff, so that the spacing of a quarter of the time measured decides the next probe.
       const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
-      for (let i = 0; i < 4; i++) {
-        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        both.nowMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs) + 20;
-        await both.observe(scope, answer(seqOf(go), both.nowMs - 20, "ok", null));
-      }
+      for (let i = 0; i < 4; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       const fifth = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs += 20;
       await both.observe(scope, noWait(seqOf(fifth), both.nowMs - 20));
@@ -754,22 +741,14 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // Shopify REST's documented rate for 40 is 2 per s; the count comes back at 10 per s: a claim
       // every 500 ms spends one unit and five come back (5, 9, 13, ... remaining).
       for (let i = 0; i < 8; i++) {
-        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        const sentAtMs = go.kind === "go" ? Math.max(both.nowMs, go.atMs) : both.nowMs;
-        both.nowMs = sentAtMs + 50;
-        await both.observe(scope, answer(seqOf(go), sentAtMs, "ok", shown({ remaining: 5 + 4 * i, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
+        const sentAtMs = await both.sendAnswered(scope, 50, (seq, sent) => answer(seq, sent, "ok", shown({ remaining: 5 + 4 * i, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
         windows.push(both.memory.snapshot().get(scope)!.windowMs);
         both.nowMs = sentAtMs + 500;
       }
       // No budget, no wait: a lesson, then a second one 10 s on, then a probe throttled before any success.
       const quiet = "api|episodes";
       const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 300, waitFromServer: false });
-      const send = async (kind: "ok" | "throttled"): Promise<void> => {
-        const go = await both.claim(quiet, { latestStartMs: Number.POSITIVE_INFINITY });
-        const sentAtMs = go.kind === "go" ? Math.max(both.nowMs, go.atMs) : both.nowMs;
-        both.nowMs = sentAtMs + 20;
-        await both.observe(quiet, kind === "ok" ? answer(seqOf(go), sentAtMs, "ok", null) : noWait(seqOf(go), sentAtMs));
-      };
+      const send = (kind: "ok" | "throttled"): Promise<number> => both.sendAnswered(quiet, 20, (seq, sentAtMs) => (kind === "ok" ? answer(seq, sentAtMs, "ok", null) : noWait(seq, sentAtMs)));
       for (let i = 0; i < 5; i++) await send("ok");
       await send("throttled");
       both.nowMs += 10_000;
@@ -791,12 +770,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const scope = "api|only429";
     const starts: number[] = [];
     try {
-      const send = async (budget: ObservedBudget | null, kind: "ok" | "throttled" = "ok"): Promise<void> => {
-        const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        const sentAtMs = Math.max(both.nowMs, go.kind === "go" ? go.atMs : both.nowMs);
-        both.nowMs = sentAtMs + 20;
-        await both.observe(scope, { ...answer(seqOf(go), sentAtMs, kind, budget), waitMs: kind === "throttled" ? T0 + 1000 - both.nowMs : null, waitFromServer: kind === "throttled" });
-      };
+      const send = (budget: ObservedBudget | null, kind: "ok" | "throttled" = "ok"): Promise<number> =>
+        both.sendAnswered(scope, 20, (seq, sentAtMs) => ({ ...answer(seq, sentAtMs, kind, budget), waitMs: kind === "throttled" ? T0 + 1000 - (sentAtMs + 20) : null, waitFromServer: kind === "throttled" }));
       for (let i = 0; i < 5; i++) await send(null);
       await send(shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }), "throttled");
       both.nowMs = T0 + 1000;

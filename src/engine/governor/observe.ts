@@ -265,30 +265,21 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
  * sends were apart (the server counted each on arrival). Shopify REST's documented 2 per s for a
  * bucket of 40 (limit / 20 s) paced a bucket of 3 that refilled 60 per s at one request per 6.7 s.
  */
+/** Starts the refill count at sinceMs (0: not counting). */
+function countRefillFrom(state: GovernorState, sinceMs: number): void {
+  state.refillSinceMs = sinceMs;
+  state.refillSeenUnits = 0;
+}
+
 function learnBucketRefill(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const { limit, windowMs } = state;
-  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || observation.seq <= previous.seq) {
-    state.refillSinceMs = 0;
-    state.refillSeenUnits = 0;
-    return;
-  }
-  if (remaining >= limit) {
-    state.refillSinceMs = observation.sentAtMs;
-    state.refillSeenUnits = 0;
-    return;
-  }
-  if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) {
-    state.refillSinceMs = previous.atMs;
-    state.refillSeenUnits = 0;
-  }
+  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || observation.seq <= previous.seq) return countRefillFrom(state, 0);
+  if (remaining >= limit) return countRefillFrom(state, observation.sentAtMs);
+  if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) countRefillFrom(state, previous.atMs);
   const ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits;
   state.refillSeenUnits += remaining - previous.remaining + ours;
   // A sum beyond what a state keeps (figures up to MAX_FIGURE each) proves nothing: count afresh.
-  if (Math.abs(state.refillSeenUnits) > MAX_FIGURE) {
-    state.refillSinceMs = 0;
-    state.refillSeenUnits = 0;
-    return;
-  }
+  if (Math.abs(state.refillSeenUnits) > MAX_FIGURE) return countRefillFrom(state, 0);
   const provenUnits = state.refillSeenUnits - 1;
   const spanMs = observation.sentAtMs - state.refillSinceMs + Math.max(1, state.rttMs);
   if (provenUnits < 2 || observation.sentAtMs <= state.refillSinceMs) return;

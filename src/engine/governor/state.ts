@@ -173,6 +173,8 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
   if (probe === undefined) return { error: "probe is malformed" };
   const inFlight = readInFlight(v.inFlight);
   if (inFlight === null) return { error: "inFlight is malformed" };
+  // A state written before the refill was counted (or with a count out of range): not counting.
+  const refillCounted = isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE;
   const state: GovernorState = {
     v: 1,
     seq: v.seq as number,
@@ -200,9 +202,8 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     othersPerMs: isUnits(v.othersPerMs) && v.othersPerMs <= MAX_OTHERS_PER_MS ? v.othersPerMs : 0,
     reserveUnits: isUnits(v.reserveUnits) && v.reserveUnits <= MAX_FIGURE ? v.reserveUnits : 0,
     concurrency: typeof v.concurrency === "string" && CONCURRENCY.includes(v.concurrency) ? (v.concurrency as Concurrency) : "unknown",
-    // A state written before the refill was counted: not counting.
-    refillSinceMs: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? wholeMs(v.refillSinceMs) : 0,
-    refillSeenUnits: isTime(v.refillSinceMs) && typeof v.refillSeenUnits === "number" && Number.isFinite(v.refillSeenUnits) && Math.abs(v.refillSeenUnits) <= MAX_FIGURE ? v.refillSeenUnits : 0,
+    refillSinceMs: refillCounted ? wholeMs(v.refillSinceMs as number) : 0,
+    refillSeenUnits: refillCounted ? (v.refillSeenUnits as number) : 0,
     budgetOnSuccess: v.budgetOnSuccess === true,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, runWorkers, simulate, slidingLog, tokenBucket, type Admission, type SimOptions } from "./sim";
-import { Scope, shown, T0 } from "./helpers";
+import { Scope, shown, successes, T0 } from "./helpers";
 
 const arbitraryRun = {
   limit: fc.integer({ min: 1, max: 30 }),
@@ -120,14 +120,9 @@ describe("a shown budget is never overrun", () => {
 
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
     const scope = new Scope();
-    let nowMs = T0;
-    for (let i = 0; i < 5; i++) {
-      const granted = scope.go(nowMs);
-      scope.answer(granted, granted.atMs + 20);
-      nowMs = granted.atMs + 20;
-    }
+    const five = successes(scope, 5, 20);
     // The sixth is throttled, and only its answer shows the budget: none of 5 left until T0 + 1 s.
-    const sixth = scope.go(nowMs);
+    const sixth = scope.go(five[4]!.atMs + 20);
     scope.throttle(sixth, sixth.atMs + 20, T0 + 1000 - (sixth.atMs + 20), { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }) });
     // The sixth went out knowing nothing: its throttle is the lesson, not others spending unseen.
     expect(scope.state.reserveUnits).toBe(0);

@@ -70,3 +70,20 @@ export class Scope {
     return this.state;
   }
 }
+
+/** Sends `count` requests one after another from fromMs (the claim's own start when it must wait), each answered ok after rttMs. */
+export function successes(scope: Scope, count: number, rttMs: number, fromMs = T0): Go[] {
+  const sent: Go[] = [];
+  let nowMs = fromMs;
+  while (sent.length < count) {
+    const result = scope.claim(nowMs);
+    if (result.kind === "go") {
+      sent.push(result);
+      scope.answer(result, result.atMs + rttMs);
+      nowMs = result.atMs + rttMs;
+    } else {
+      nowMs = result.kind === "wait" ? result.untilMs : result.notBeforeMs;
+    }
+  }
+  return sent;
+}

@@ -5,24 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimRun } from "./sim";
-import { Scope, T0, type Go } from "./helpers";
-
-/** Sends `count` requests one after another from a cold scope, each answered ok after rttMs. */
-function successes(scope: Scope, count: number, rttMs: number): Go[] {
-  const sent: Go[] = [];
-  let nowMs = T0;
-  while (sent.length < count) {
-    const result = scope.claim(nowMs);
-    if (result.kind === "go") {
-      sent.push(result);
-      scope.answer(result, result.atMs + rttMs);
-      nowMs = result.atMs + rttMs;
-    } else {
-      nowMs = result.kind === "wait" ? result.untilMs : result.notBeforeMs;
-    }
-  }
-  return sent;
-}
+import { Scope, successes, T0 } from "./helpers";
 
 /** Six windows' worth of requests arriving at once at a server that shows nothing (a throttle may say its wait). */
 function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs: number, throttleSaysWait: boolean): SimRun {
@@ -102,11 +85,8 @@ describe("learning without budget headers", () => {
     // The next episode, from that reset: only 2 admitted (the bucket refills at 2 per second), then
     // a 429 saying the next unit comes 500 ms later.
     const episodeStartMs = scope.state.notBeforeMs;
-    const a = scope.go(episodeStartMs);
-    scope.answer(a, a.atMs + 10);
-    const b = scope.go(a.atMs + 10);
-    scope.answer(b, b.atMs + 10);
-    const c = scope.go(b.atMs + 10);
+    const [, b] = successes(scope, 2, 10, episodeStartMs);
+    const c = scope.go(b!.atMs + 10);
     scope.throttle(c, c.atMs + 10, 500);
     const windowMs = c.atMs + 10 + 500 - episodeStartMs;
     expect(scope.state).toMatchObject({ limit: 2, windowMs, refill: "bucket" });
@@ -122,23 +102,15 @@ describe("learning without budget headers", () => {
     scope.throttle(eleventh, eleventh.atMs + 10, 1000);
     // A second episode: 2 admitted, then a 429 whose wait ends 1,000 ms after the episode began: 2 per s.
     let episodeStartMs = scope.state.notBeforeMs;
-    const a = scope.go(episodeStartMs);
-    scope.answer(a, a.atMs + 10);
-    const b = scope.go(a.atMs + 10);
-    scope.answer(b, b.atMs + 10);
-    const c = scope.go(b.atMs + 10);
+    const [, b] = successes(scope, 2, 10, episodeStartMs);
+    const c = scope.go(b!.atMs + 10);
     scope.throttle(c, c.atMs + 10, episodeStartMs + 1000 - (c.atMs + 10));
     expect(scope.state).toMatchObject({ limit: 2, windowMs: 1000, refill: "bucket" });
     // A third: 5 admitted (paced at 2 per s), then a 429 whose wait ends 4,000 ms after it began:
     // 5 per 4 s, 1.25 per s, kept as 2 per 1,600 ms (not 2 per 4 s: 0.5 per s).
     episodeStartMs = scope.state.notBeforeMs;
-    let nowMs = episodeStartMs;
-    for (let i = 0; i < 5; i++) {
-      const granted = scope.go(nowMs);
-      scope.answer(granted, granted.atMs + 10);
-      nowMs = granted.atMs + 10;
-    }
-    const overrun = scope.go(nowMs);
+    const third = successes(scope, 5, 10, episodeStartMs);
+    const overrun = scope.go(third[4]!.atMs + 10);
     scope.throttle(overrun, overrun.atMs + 10, episodeStartMs + 4000 - (overrun.atMs + 10));
     expect(scope.state).toMatchObject({ limit: 2, windowMs: 1600, refill: "bucket" });
   });
@@ -216,13 +188,8 @@ describe("learning without budget headers or a wait: the window, from throttles 
     scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 300 });
     expect(scope.state).toMatchObject({ limit: 5, windowSource: "assumed" });
     // The next window: 5 admitted from 10 s on, then a throttle (a second lesson: 80 % of the limit).
-    let nowMs = T0 + 10_000;
-    for (let i = 0; i < 5; i++) {
-      const granted = scope.go(Math.max(nowMs, scope.state.notBeforeMs));
-      scope.answer(granted, granted.atMs + 20);
-      nowMs = granted.atMs + 20;
-    }
-    const overrun = scope.go(nowMs);
+    const next = successes(scope, 5, 20, T0 + 10_000);
+    const overrun = scope.go(next[4]!.atMs + 20);
     scope.throttle(overrun, overrun.atMs + 20, null, { waitMs: 300 });
     expect(scope.state.limit).toBe(4);
     // A probe throttled before anything is admitted again: the window outlasts this lesson's units,
