@@ -84,6 +84,12 @@ function noAnswerVerdict(provider: string, code: string): Verdict {
   };
 }
 
+/** Whether an object has an own enumerable key (without building the array of them). */
+function hasKeys(value: object): boolean {
+  for (const key in value) if (Object.hasOwn(value, key)) return true;
+  return false;
+}
+
 /** The signal of a request whose caller gave none. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -143,19 +149,18 @@ export class RequestRun {
     // Only dialects that read a 2xx (a throttle can hide in a success body) check every answer
     // before axios resolves it: for the others a 2xx stays on axios's fast path.
     const checksSuccess = dialectById(req.provider)?.readsSuccesses === true;
-    return {
-      url: req.urlText,
-      method: req.method,
-      data: req.data,
-      headers: req.headers,
-      params: req.params,
-      responseType: req.responseType,
-      // Credentials never follow a redirect to another origin (axios strips these names then).
-      ...(req.sensitiveHeaderNames.length > 0 ? { sensitiveHeaders: req.sensitiveHeaderNames } : {}),
-      throttleRun: this,
-      // The retry options are the client's (createHttp); only a success check is per request.
-      ...(checksSuccess ? { "axios-retry": { validateResponse: (response: AxiosResponse) => this.validateResponse(response) } } : {}),
-    } as AxiosRequestConfig;
+    const config: AxiosRequestConfig = { url: req.urlText, method: req.method, responseType: req.responseType, throttleRun: this };
+    // Empty parts are left out rather than passed empty: axios merges and serialises whatever it is
+    // given (an empty params object still goes through its URL builder), about 2 % of a loopback
+    // request in npm run bench:client.
+    if (req.data !== undefined) config.data = req.data;
+    if (hasKeys(req.headers)) config.headers = req.headers;
+    if (hasKeys(req.params)) config.params = req.params;
+    // Credentials never follow a redirect to another origin (axios strips these names then).
+    if (req.sensitiveHeaderNames.length > 0) (config as AxiosRequestConfig & { sensitiveHeaders: string[] }).sensitiveHeaders = req.sensitiveHeaderNames;
+    // The retry options are the client's (createHttp); only a success check is per request.
+    if (checksSuccess) config["axios-retry"] = { validateResponse: (response: AxiosResponse) => this.validateResponse(response) };
+    return config;
   }
 
   dispose(): void {

@@ -17,18 +17,17 @@ export interface StandardSignals {
   reset: Wait | null;
 }
 
+/** The X-RateLimit families' header names, made once (this runs for every answer that shows a budget). */
+const LIMIT_FAMILIES = ["x-ratelimit", "x-rate-limit"].map((prefix) => ({ limit: `${prefix}-limit`, remaining: `${prefix}-remaining`, reset: `${prefix}-reset` }));
+
 /** Reads the explicit waits and the budget families every dialect may meet. */
 export function readStandardSignals(ctx: SignalContext, resetKind: ResetKind = "auto"): StandardSignals {
   const retryAfter = readExplicitWaits(ctx);
   const ietf = readIetfRateLimit(ctx);
   if (ietf.budget) return { retryAfter, budget: ietf.budget, reset: ietf.reset };
-  for (const prefix of ["x-ratelimit", "x-rate-limit"]) {
-    if (ctx.header(`${prefix}-remaining`) === undefined) continue;
-    const family = readLimitFamily(
-      ctx,
-      { limit: `${prefix}-limit`, remaining: `${prefix}-remaining`, reset: `${prefix}-reset` },
-      resetKind,
-    );
+  for (const names of LIMIT_FAMILIES) {
+    if (ctx.header(names.remaining) === undefined) continue;
+    const family = readLimitFamily(ctx, names, resetKind);
     if (family.budget) return { retryAfter, budget: family.budget, reset: family.reset };
   }
   // A reset with no remaining count: on a throttle it still says when the window reopens.
