@@ -733,7 +733,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(whys).toContain("wait: assumed window");
   });
 
-  it("agrees where a bucket's documented rate is shortened by its own count, and where a later lesson's units are counted from the first success after the last", async () => {
+  it("agrees where a bucket's documented rate is shortened by its own count, where a later lesson's units are counted from the first success after the last, and where what was admitted since the last lesson is a bucket's rate", async () => {
     const both = new SideBySide(raw, server.url, "proven:", T0);
     const scope = "api|proven";
     const windows: (number | null)[] = [];
@@ -745,24 +745,34 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         windows.push(both.memory.snapshot().get(scope)!.windowMs);
         both.nowMs = sentAtMs + 500;
       }
-      // No budget, no wait: a lesson, then a second one 10 s on, then a probe throttled before any success.
-      const quiet = "api|episodes";
+      // No budget, no wait: a lesson (10 per window), then a second one at about that rate (9
+      // admitted in the next window: the usual cut), then a probe throttled before any success.
       const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 300, waitFromServer: false });
-      const send = (kind: "ok" | "throttled"): Promise<number> => both.sendAnswered(quiet, 20, (seq, sentAtMs) => (kind === "ok" ? answer(seq, sentAtMs, "ok", null) : noWait(seq, sentAtMs)));
-      for (let i = 0; i < 5; i++) await send("ok");
-      await send("throttled");
-      both.nowMs += 10_000;
-      for (let i = 0; i < 5; i++) await send("ok");
-      await send("throttled");
-      both.nowMs += 400;
-      await send("throttled");
+      const sendTo = (where: string, kind: "ok" | "throttled"): Promise<number> => both.sendAnswered(where, 10, (seq, sentAtMs) => (kind === "ok" ? answer(seq, sentAtMs, "ok", null) : noWait(seq, sentAtMs)));
+      const quiet = "api|episodes";
+      for (let i = 0; i < 10; i++) await sendTo(quiet, "ok");
+      await sendTo(quiet, "throttled");
+      const episodeStartMs = await sendTo(quiet, "ok");
+      for (let i = 0; i < 8; i++) await sendTo(quiet, "ok");
+      await sendTo(quiet, "throttled");
+      both.nowMs = episodeStartMs + 1500;
+      await sendTo(quiet, "throttled");
       windows.push(both.memory.snapshot().get(quiet)!.windowMs);
+      // The same first lesson, then only 2 admitted before the next throttle: the rate regained
+      // since the lesson's throttle, a bucket.
+      const regained = "api|regained";
+      both.nowMs = T0 + 60_000;
+      for (let i = 0; i < 10; i++) await sendTo(regained, "ok");
+      const lessonSentAtMs = await sendTo(regained, "throttled");
+      for (let i = 0; i < 2; i++) await sendTo(regained, "ok");
+      const throttledSentAtMs = await sendTo(regained, "throttled");
+      expect(both.memory.snapshot().get(regained)).toMatchObject({ refill: "bucket", limit: 2, windowMs: throttledSentAtMs - lessonSentAtMs });
     } finally {
       await both.close();
     }
     expect(windows[0]).toBe(20_000);
     expect(windows[7]!).toBeLessThan(5000);
-    expect(windows[8]!).toBeLessThan(2000);
+    expect(windows[8]).toBe(1500);
   });
 
   it("agrees where a budget is shown only on throttles: the first reading's lesson teaches no reserve, and a success after its reset brings the limit back", async () => {
@@ -1036,6 +1046,9 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const base = roundTrip(both.memory.snapshot().get("api")) as Record<string, unknown>;
       const variants: Array<[string, Record<string, unknown>, boolean]> = [
         ["an older version's state, without reserveUnits", omit(base, "reserveUnits"), true],
+        ["an older version's state, without lessonSentAtMs", omit(base, "lessonSentAtMs"), true],
+        ["a lessonSentAtMs with a fraction", { ...base, lessonSentAtMs: T0 + 0.5 }, true],
+        ["a lessonSentAtMs that is not an instant", { ...base, lessonSentAtMs: -5 }, true],
         ["figures out of range (othersPerMs, reserveUnits)", { ...base, othersPerMs: 2e6, reserveUnits: -1 }, true],
         ["instants with fractions and slots out of order", { ...base, lastGrantMs: T0 + 200.5, windowStartMs: 0.4, slots: [[T0 + 200.5, 2, 1], [T0 + 0.5, 1, 1]], anchor: { remaining: -2, seq: 1, atMs: T0 + 0.5, resetAtMs: T0 + 30_000 } }, true],
         ["an unknown limit type and flags that are not true", { ...base, notBeforeType: "weird", inFlightCapGrows: "yes", breakerOpen: 1, notBeforeReason: 7 }, true],

@@ -382,9 +382,10 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
       state.windowSource = resetAtMs !== null ? "inferred" : "assumed";
     }
   } else if (!windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)) {
-    relearn(state, state.limit, Math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs);
+    relearn(state, state.limit, Math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs, observation);
   }
   state.learnedAtSeq = state.seq;
+  state.lessonSentAtMs = clampTime(observation.sentAtMs);
   state.okInWindow = 0;
   // An assumed window keeps the start of the units the lesson counted: the throttles and the first
   // success after it measure the window from there.
@@ -440,8 +441,9 @@ function windowFromFirstSuccess(state: GovernorState, observation: Observation):
  * rate means the budget refills continuously at a lower rate than its burst (a token bucket):
  * learn that rate and pace at it, one unit at a time. Otherwise keep 80 % of the limit.
  */
-function relearn(state: GovernorState, limit: number, admitted: number, resetAtMs: number | null, episodeStartMs: number): void {
+function relearn(state: GovernorState, limit: number, admitted: number, resetAtMs: number | null, episodeStartMs: number, observation: Observation): void {
   const windowMs = state.windowMs;
+  if (resetAtMs === null && admittedSinceLesson(state, limit, admitted, observation)) return;
   if (admitted > 0 && resetAtMs !== null && state.windowSource !== "shown" && resetAtMs > episodeStartMs) {
     const measuredLimit = Math.min(limit, admitted);
     const measuredWindowMs = resetAtMs - episodeStartMs;
@@ -457,6 +459,27 @@ function relearn(state: GovernorState, limit: number, admitted: number, resetAtM
     }
   }
   state.limit = Math.max(state.unitsPerRequest, Math.floor(limit * DECREASE));
+}
+
+/**
+ * A throttle with no wait told, after a lesson: the budget was spent when the lesson's throttle was
+ * sent, so the units admitted from then to this throttle's send are what the server regained in
+ * that time, a rate (never above the true one: a bucket that filled up while nothing was sent
+ * regained less than its rate). Well below the rate learned (less than the usual cut would leave)
+ * it is a budget that refills slower than its burst, a token bucket: paced at that rate, one unit
+ * at a time. Cut by a fifth per throttle instead, a bucket of 25 and 5 per s behind Stripe's
+ * silence, learned as 27 per s, threw 5 per s of 27, then of 21, 16, 12, 9...: 83 throttled of 208
+ * calls. Returns whether the lesson was taken so.
+ */
+function admittedSinceLesson(state: GovernorState, limit: number, admitted: number, observation: Observation): boolean {
+  const { windowMs } = state;
+  const measuredMs = clampTime(observation.sentAtMs) - state.lessonSentAtMs;
+  if (admitted <= 0 || state.lessonSentAtMs === 0 || windowMs === null || state.windowSource === "shown" || measuredMs <= 0) return false;
+  if (admitted / measuredMs >= (DECREASE * limit) / windowMs) return false;
+  state.limit = Math.max(state.unitsPerRequest, Math.min(limit, admitted));
+  state.windowMs = Math.min(MAX_FIGURE, Math.max(1, Math.round((measuredMs * state.limit) / admitted)));
+  state.refill = "bucket";
+  return true;
 }
 
 /**

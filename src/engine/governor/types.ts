@@ -99,6 +99,11 @@ export interface GovernorState {
    * ruled out an inferred concurrency limit): answers to earlier claims are that same saturation.
    */
   learnedAtSeq: number;
+  /**
+   * When the throttle that taught the last lesson was sent, epoch ms (0: none): the budget was
+   * spent then, so what the server admits from then to the next throttle is what it regained.
+   */
+  lessonSentAtMs: number;
   /** Smoothed answer time, ms (for probe leases and re-checks). */
   rttMs: number;
   /**

@@ -182,6 +182,8 @@ local function readState(v)
   if type(v.concurrency) == "string" and CONCURRENCY[v.concurrency] then concurrency = v.concurrency end
   local lastAnsweredAtMs = 0
   if isTime(v.lastAnsweredAtMs) then lastAnsweredAtMs = jsRound(v.lastAnsweredAtMs) end
+  local lessonSentAtMs = 0
+  if isTime(v.lessonSentAtMs) then lessonSentAtMs = jsRound(v.lessonSentAtMs) end
   -- state.ts: a state written before the refill was counted is not counting.
   local budgetOnSuccess = v.budgetOnSuccess == true
   local refillSinceMs, refillSeenUnits = 0, 0
@@ -193,7 +195,7 @@ local function readState(v)
     limit = nn(v.limit), windowMs = nn(v.windowMs), windowSource = nn(v.windowSource), refill = v.refill, unitsPerRequest = v.unitsPerRequest,
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
-    learnedAtSeq = v.learnedAtSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
+    learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
@@ -212,7 +214,7 @@ local function emptyState(nowMs)
     v = 1, seq = 0, lastGrantMs = 0, notBeforeMs = 0, notBeforeReason = "", notBeforeType = "unknown",
     limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
-    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0,
+    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
     refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, updatedAtMs = clampTime(nowMs),
   }
@@ -261,7 +263,7 @@ local function encodeState(s)
     .. ',"inFlight":[' .. table.concat(inFlight, ",") .. '],"inFlightCap":' .. numOrNull(s.inFlightCap)
     .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
-    .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
+    .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
@@ -1070,8 +1072,22 @@ local function placeAdmitted(state, observation, episodeStartMs, admitted)
 end
 
 -- observe.ts relearn: a later lesson measures the rate itself when it can.
-local function relearn(state, limit, admitted, resetAtMs, episodeStartMs)
+-- observe.ts admittedSinceLesson: the units admitted from the last lesson's throttle to this one are
+-- what the server regained in that time; well below the rate learned, a token bucket.
+local function admittedSinceLesson(state, limit, admitted, observation)
   local windowMs = state.windowMs
+  local measuredMs = clampTime(observation.sentAtMs) - state.lessonSentAtMs
+  if admitted <= 0 or state.lessonSentAtMs == 0 or windowMs == nil or state.windowSource == "shown" or measuredMs <= 0 then return false end
+  if admitted / measuredMs >= (DECREASE * limit) / windowMs then return false end
+  state.limit = math.max(state.unitsPerRequest, math.min(limit, admitted))
+  state.windowMs = math.min(MAX_FIGURE, math.max(1, jsRound((measuredMs * state.limit) / admitted)))
+  state.refill = "bucket"
+  return true
+end
+
+local function relearn(state, limit, admitted, resetAtMs, episodeStartMs, observation)
+  local windowMs = state.windowMs
+  if resetAtMs == nil and admittedSinceLesson(state, limit, admitted, observation) then return end
   if admitted > 0 and resetAtMs ~= nil and state.windowSource ~= "shown" and resetAtMs > episodeStartMs then
     local measuredLimit = math.min(limit, admitted)
     local measuredWindowMs = resetAtMs - episodeStartMs
@@ -1137,9 +1153,10 @@ local function learnFromThrottle(state, observation)
       if resetAtMs ~= nil then state.windowSource = "inferred" else state.windowSource = "assumed" end
     end
   elseif not windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs) then
-    relearn(state, state.limit, math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs)
+    relearn(state, state.limit, math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs, observation)
   end
   state.learnedAtSeq = state.seq
+  state.lessonSentAtMs = clampTime(observation.sentAtMs)
   state.okInWindow = 0
   if resetAtMs ~= nil then
     state.windowStartMs = resetAtMs

@@ -95,6 +95,38 @@ describe("learning without budget headers", () => {
     for (let i = 1; i < next.length; i++) expect(next[i]!.atMs - next[i - 1]!.atMs).toBeGreaterThanOrEqual(Math.floor(windowMs / 2));
   });
 
+  // Found by a random scenario (a bucket of 25 refilling 5 per s behind Stripe's silence, 35
+  // workers): cut by a fifth per lesson, 27 per s became 21, 16, 12, 9..., each window throwing all
+  // but 5: 83 throttled of 208 calls (31 with this).
+  it("no wait told: a later lesson measures the rate from the last lesson's throttle, and well below the rate learned it is a bucket paced at it", () => {
+    const scope = new Scope();
+    const sent = successes(scope, 10, 10);
+    const eleventh = scope.go(sent[9]!.atMs + 10);
+    // Nothing shown, no wait told: the client's own backoff (500 ms) is the wait.
+    scope.throttle(eleventh, eleventh.atMs + 10, 500, { waitFromServer: false });
+    expect(scope.state).toMatchObject({ limit: 10, windowMs: 1000, refill: "window", lessonSentAtMs: eleventh.atMs });
+    // The budget refills at 2 per s: the next window's burst has 2 admitted, the third is throttled.
+    const [, b] = successes(scope, 2, 10, scope.state.notBeforeMs);
+    const c = scope.go(b!.atMs + 10);
+    scope.throttle(c, c.atMs + 10, 500, { waitFromServer: false });
+    const measuredMs = c.atMs - eleventh.atMs;
+    expect(2 / measuredMs).toBeLessThan((0.8 * 10) / 1000);
+    expect(scope.state).toMatchObject({ limit: 2, windowMs: measuredMs, refill: "bucket", lessonSentAtMs: c.atMs });
+  });
+
+  it("no wait told: a later lesson at about the rate learned (a unit spent by someone else) is the usual cut, not a bucket", () => {
+    const scope = new Scope();
+    const sent = successes(scope, 10, 10);
+    const eleventh = scope.go(sent[9]!.atMs + 10);
+    scope.throttle(eleventh, eleventh.atMs + 10, 500, { waitFromServer: false });
+    // The next window admits 9 of the 10 granted: 9 in about a second, above 80 % of 10 per s.
+    const again = successes(scope, 9, 10, scope.state.notBeforeMs);
+    const tenth = scope.go(again[8]!.atMs + 10);
+    expect(9 / (tenth.atMs - eleventh.atMs)).toBeGreaterThanOrEqual((0.8 * 10) / 1000);
+    scope.throttle(tenth, tenth.atMs + 10, 500, { waitFromServer: false });
+    expect(scope.state).toMatchObject({ limit: 8, windowMs: 1000, refill: "window" });
+  });
+
   it("a later episode that admits more than the learned limit, at a lower rate, keeps that rate: more units over the same length, not the limit's", () => {
     const scope = new Scope();
     const sent = successes(scope, 10, 10);
@@ -181,22 +213,25 @@ describe("learning without budget headers or a wait: the window, from throttles 
   });
 
   it("a later lesson's units are counted from the first success after the last lesson, not from the run's first request", () => {
-    // A Stripe-like server (no budget, no wait) with a fixed 10 s window of 5; a client backoff of 300 ms.
+    // A Stripe-like server (no budget, no wait) with a sliding window of 10 that another client
+    // also spends; a client backoff of 300 ms.
     const scope = new Scope();
-    const sent = successes(scope, 5, 20);
-    const sixth = scope.go(sent[4]!.atMs + 20);
-    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 300 });
-    expect(scope.state).toMatchObject({ limit: 5, windowSource: "assumed" });
-    // The next window: 5 admitted from 10 s on, then a throttle (a second lesson: 80 % of the limit).
-    const next = successes(scope, 5, 20, T0 + 10_000);
-    const overrun = scope.go(next[4]!.atMs + 20);
+    const sent = successes(scope, 10, 10);
+    const eleventh = scope.go(sent[9]!.atMs + 10);
+    scope.throttle(eleventh, eleventh.atMs + 10, null, { waitMs: 300 });
+    expect(scope.state).toMatchObject({ limit: 10, windowSource: "assumed" });
+    // The next window (our log frees the lesson's units 1 s after its throttled send): 9 admitted
+    // (the other client spent one), then a throttle: a second lesson at about the rate learned, 80 %
+    // of the limit.
+    const next = successes(scope, 9, 10, T0 + 1000);
+    const overrun = scope.go(next[8]!.atMs + 10);
     scope.throttle(overrun, overrun.atMs + 20, null, { waitMs: 300 });
-    expect(scope.state.limit).toBe(4);
-    // A probe throttled before anything is admitted again: the window outlasts this lesson's units,
-    // which began at 10 s. From the first request (T0) it would be read as longer than 10 s.
-    const probe = scope.go(Math.max(overrun.atMs + 400, scope.state.notBeforeMs));
+    expect(scope.state).toMatchObject({ limit: 8, refill: "window" });
+    // A probe throttled before anything is admitted again, 1.5 s after this lesson's units began:
+    // the window outlasts them. From the first request (T0) it would be read as 2.6 s.
+    const probe = scope.go(Math.max(next[0]!.atMs + 1500, scope.state.notBeforeMs));
     scope.throttle(probe, probe.atMs + 20, null, { waitMs: 300 });
-    expect(scope.state.windowSource).toBe("outlasted");
+    expect(scope.state).toMatchObject({ windowSource: "outlasted", windowMs: probe.atMs - next[0]!.atMs });
     expect(scope.state.windowMs).toBeLessThan(2000);
   });
 
