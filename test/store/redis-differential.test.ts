@@ -842,6 +842,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(starts[29]! - starts[1]!).toBe(28 * 500);
   });
 
+  it("agrees that a bucket's estimated rate grants starts at most two units' spacing ahead, and that a start further off waits", async () => {
+    const both = new SideBySide(raw, server.url, "horizon:", T0);
+    const scope = "api|horizon";
+    const kinds: string[] = [];
+    try {
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 80;
+      // Shopify REST: 10 of 10 used, the documented rate for that size (0.5 per s) an estimate.
+      await both.observe(scope, answer(seqOf(probe), both.nowMs - 80, "ok", shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true })));
+      for (let i = 0; i < 4; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+    } finally {
+      await both.close();
+    }
+    expect(kinds).toEqual(["go", "go", "wait", "wait"]);
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {

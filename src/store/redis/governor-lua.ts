@@ -612,8 +612,16 @@ local function heldByInFlightCap(state, nowMs)
 end
 
 -- claim.ts beyondNextWindow: a start more than a window ahead is not reserved yet in a fixed window, or an assumed one.
+-- claim.ts ESTIMATED_HORIZON_UNITS: an estimated bucket rate grants starts this many units' spacing ahead.
+local ESTIMATED_HORIZON_UNITS = 2
+
 local function beyondNextWindow(state, nowMs, atMs)
   local windowMs = state.windowMs
+  if windowMs ~= nil and state.limit ~= nil and state.refill == "bucket" and state.windowSource == "inferred" then
+    local horizonMs = jsRound(math.max(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), 4 * state.rttMs))
+    if atMs - nowMs <= horizonMs then return nil end
+    return { kind = "wait", untilMs = atMs - horizonMs, why = "estimated rate: a start far ahead is claimed when it is near, at the rate known then" }
+  end
   if windowMs == nil or atMs - nowMs <= windowMs then return nil end
   local kind = nil
   if state.refill == "fixed" then

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, runWorkers, simulate, slidingLog, tokenBucket, type Admission, type SimOptions } from "./sim";
-import { Scope, shown, successes, T0 } from "./helpers";
+import type { ClaimResult } from "../../../src/engine/governor";
+import { Scope, shown, successes, T0, type Go } from "./helpers";
 
 const arbitraryRun = {
   limit: fc.integer({ min: 1, max: 30 }),
@@ -116,6 +117,18 @@ describe("a shown budget is never overrun", () => {
     const { throttled, lastStartMs } = runWorkers(new Scope(T0), tokenBucket(40, 20_000), { workers: 10, rttMs: 50, startMs: T0, jobs: 100, budgetOf: estimated(40) });
     expect(throttled).toBe(0);
     expect(lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 500);
+  });
+
+  it("a bucket's estimated rate grants starts at most two units' spacing ahead: a start further off is claimed again when near, at the rate known then", () => {
+    // Shopify REST shows 10 of 10 used; its documented rate for that size is 0.5 per s (2 s a unit).
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
+    const results = [scope.claim(T0 + 50), scope.claim(T0 + 50), scope.claim(T0 + 50)];
+    expect(results.map((r) => r.kind)).toEqual(["go", "go", "wait"]);
+    const [first, second, third] = results as [Go, Go, Extract<ClaimResult, { kind: "wait" }>];
+    expect(second.atMs - first.atMs).toBe(2000);
+    // It asks again when its start (2 s after the second) is 4 s away; nothing is reserved for it.
+    expect(third.untilMs).toBe(second.atMs + 2000 - 4000);
+    expect(scope.state.slots.map(([, seq]) => seq)).toEqual([first.seq, second.seq]);
   });
 
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {

@@ -90,9 +90,19 @@ describe("learning without budget headers", () => {
     scope.throttle(c, c.atMs + 10, 500);
     const windowMs = c.atMs + 10 + 500 - episodeStartMs;
     expect(scope.state).toMatchObject({ limit: 2, windowMs, refill: "bucket" });
-    // From then on, one start every windowMs / 2 (no burst into an empty bucket).
-    const next = Array.from({ length: 4 }, () => scope.go(scope.state.notBeforeMs));
+    // From then on, one start every windowMs / 2 (no burst into an empty bucket), each claimed as
+    // the one before it starts.
+    let nowMs = scope.state.notBeforeMs;
+    const next = Array.from({ length: 4 }, () => {
+      const granted = scope.go(nowMs);
+      nowMs = granted.atMs;
+      return granted;
+    });
     for (let i = 1; i < next.length; i++) expect(next[i]!.atMs - next[i - 1]!.atMs).toBeGreaterThanOrEqual(Math.floor(windowMs / 2));
+    // A rate a lesson measured is an estimate: a start more than two units' spacing ahead is not
+    // granted yet; it is claimed again when near.
+    const ahead = [scope.claim(nowMs), scope.claim(nowMs), scope.claim(nowMs)];
+    expect(ahead.map((r) => r.kind)).toEqual(["go", "go", "wait"]);
   });
 
   // Found by a random scenario (a bucket of 25 refilling 5 per s behind Stripe's silence, 35
