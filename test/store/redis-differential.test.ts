@@ -847,10 +847,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const scope = "api|horizon";
     const kinds: string[] = [];
     try {
-      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 80;
       // Shopify REST: 10 of 10 used, the documented rate for that size (0.5 per s) an estimate.
-      await both.observe(scope, answer(seqOf(probe), both.nowMs - 80, "ok", shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true })));
+      await both.sendAndAnswer(scope, T0, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }), 80);
       for (let i = 0; i < 4; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
     } finally {
       await both.close();
