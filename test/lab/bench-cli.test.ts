@@ -102,6 +102,17 @@ describe("--help on every lab command", () => {
     },
   );
 
+  it.each([["--runs", "0", /^bench:client: --runs must be a whole number from 1 to 20$/], ["--requests", "50", /^bench:client: --requests must be a whole number of 100 or more$/]])(
+    "npm run bench:client rejects %s %s with one line and exit code 2, before it measures anything",
+    async (option, value, line) => {
+      const { code, stdout, stderr } = await bench([option, value], "real/client-bench.ts");
+      expect(code).toBe(2);
+      expect(stdout).toBe("");
+      expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(stderr.trim()).toMatch(line);
+    },
+  );
+
   it("npm start rejects an unknown option with one line and exit code 2", async () => {
     const { code, stdout, stderr } = await bench(["--markdwn"], "main.ts");
     expect(code).toBe(2);
