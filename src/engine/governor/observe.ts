@@ -255,6 +255,12 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   return ours > 0 && remaining === previous.remaining - ours;
 }
 
+/** Starts the refill count at sinceMs (0: not counting). */
+function countRefillFrom(state: GovernorState, sinceMs: number): void {
+  state.refillSinceMs = sinceMs;
+  state.refillSeenUnits = 0;
+}
+
 /**
  * A bucket whose rate is an estimate (documented for its size, or bounded from resets rounded to
  * whole seconds) is shortened where its own count proves it refills faster. Across a run of readings
@@ -265,12 +271,6 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
  * sends were apart (the server counted each on arrival). Shopify REST's documented 2 per s for a
  * bucket of 40 (limit / 20 s) paced a bucket of 3 that refilled 60 per s at one request per 6.7 s.
  */
-/** Starts the refill count at sinceMs (0: not counting). */
-function countRefillFrom(state: GovernorState, sinceMs: number): void {
-  state.refillSinceMs = sinceMs;
-  state.refillSeenUnits = 0;
-}
-
 function learnBucketRefill(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const { limit, windowMs } = state;
   if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || observation.seq <= previous.seq) return countRefillFrom(state, 0);

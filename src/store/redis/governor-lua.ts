@@ -54,6 +54,11 @@ local function clampTime(ms)
   return math.min(MAX_EPOCH_MS, math.max(0, jsRound(ms)))
 end
 
+-- state.ts windowIsGuessed: a window nothing showed (assumed, or lengthened since by a throttle).
+local function windowIsGuessed(state)
+  return state.windowSource == "assumed" or state.windowSource == "outlasted"
+end
+
 local function nn(value)
   if value == cjson.null then return nil end
   return value
@@ -626,7 +631,7 @@ local function beyondNextWindow(state, nowMs, atMs)
   local kind = nil
   if state.refill == "fixed" then
     kind = "fixed window"
-  elseif state.windowSource == "assumed" or state.windowSource == "outlasted" then
+  elseif windowIsGuessed(state) then
     kind = "assumed window"
   end
   if kind == nil then return nil end
@@ -937,30 +942,23 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   return ours > 0 and remaining == previous.remaining - ours
 end
 
+-- observe.ts countRefillFrom: starts the refill count at sinceMs (0: not counting).
+local function countRefillFrom(state, sinceMs)
+  state.refillSinceMs = sinceMs
+  state.refillSeenUnits = 0
+end
+
 -- observe.ts learnBucketRefill: an estimated bucket rate is shortened where its own count proves it faster.
 local function learnBucketRefill(state, previous, observation, remaining, lateUnits)
   local limit, windowMs = state.limit, state.windowMs
   if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or observation.seq <= previous.seq then
-    state.refillSinceMs = 0
-    state.refillSeenUnits = 0
-    return
+    return countRefillFrom(state, 0)
   end
-  if remaining >= limit then
-    state.refillSinceMs = observation.sentAtMs
-    state.refillSeenUnits = 0
-    return
-  end
-  if state.refillSinceMs == 0 or state.refillSinceMs > previous.atMs then
-    state.refillSinceMs = previous.atMs
-    state.refillSeenUnits = 0
-  end
+  if remaining >= limit then return countRefillFrom(state, observation.sentAtMs) end
+  if state.refillSinceMs == 0 or state.refillSinceMs > previous.atMs then countRefillFrom(state, previous.atMs) end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits
   state.refillSeenUnits = state.refillSeenUnits + remaining - previous.remaining + ours
-  if math.abs(state.refillSeenUnits) > MAX_FIGURE then
-    state.refillSinceMs = 0
-    state.refillSeenUnits = 0
-    return
-  end
+  if math.abs(state.refillSeenUnits) > MAX_FIGURE then return countRefillFrom(state, 0) end
   local provenUnits = state.refillSeenUnits - 1
   local spanMs = observation.sentAtMs - state.refillSinceMs + math.max(1, state.rttMs)
   if provenUnits < 2 or observation.sentAtMs <= state.refillSinceMs then return end
@@ -1168,7 +1166,7 @@ local function learnFromThrottle(state, observation)
   state.okInWindow = 0
   if resetAtMs ~= nil then
     state.windowStartMs = resetAtMs
-  elseif state.windowSource == "assumed" or state.windowSource == "outlasted" then
+  elseif windowIsGuessed(state) then
     state.windowStartMs = episodeStartMs
   else
     state.windowStartMs = 0
@@ -1271,8 +1269,7 @@ local function applyOk(state, observation, units)
     return
   end
   -- observe.ts: the first success after a lesson on an assumed window begins the next lesson's units.
-  local guessed = state.windowSource == "assumed" or state.windowSource == "outlasted"
-  local nextEpisode = guessed and state.okInWindow == 0 and observation.seq > state.learnedAtSeq
+  local nextEpisode = windowIsGuessed(state) and state.okInWindow == 0 and observation.seq > state.learnedAtSeq
   if state.windowStartMs == 0 or sentAtMs < state.windowStartMs or nextEpisode then state.windowStartMs = sentAtMs end
   state.okInWindow = state.okInWindow + units
 end
