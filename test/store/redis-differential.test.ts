@@ -856,6 +856,21 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(kinds).toEqual(["go", "go", "wait", "wait"]);
   });
 
+  it("agrees that successes showing no count shorten an estimated bucket rate that a later 429 shows", async () => {
+    const both = new SideBySide(raw, server.url, "admitted:", T0);
+    const scope = "api|admitted";
+    try {
+      // 60 successes with no budget shown, 20 ms apart; then a 429 shows 40 of 40 used at Shopify's documented 2 per s.
+      for (let i = 0; i < 60; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "throttled", shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
+      for (let i = 0; i < 3; i++) await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    } finally {
+      await both.close();
+    }
+    // 60 admitted from a bucket of 40 in 1.2 s: it refills far faster than 40 per 20 s.
+    expect(both.memory.snapshot().get(scope)?.windowMs).toBeLessThan(5000);
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {

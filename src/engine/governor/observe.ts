@@ -231,6 +231,24 @@ function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs:
   state.windowSource = "inferred";
 }
 
+/**
+ * A bucket whose rate is an estimate, read where the successes before the reading showed no count
+ * (Shopify REST's header on its 429s only): those successes were admitted from a bucket that held
+ * at most its limit when the first of them was sent, so it refilled at least (admitted + remaining
+ * - limit) units over their span. Shopify's documented 2 per s for a bucket of 40 that refilled 40
+ * per s admitted 88 in 1.4 s, and paced at 2 per s the run took 17 x ideal. Errs slow: the span is
+ * taken a round trip longer, and others' spending or a bucket not full at the start only hide refill.
+ */
+function learnBucketFromAdmitted(state: GovernorState, observation: Observation, remaining: number): void {
+  const { limit, windowMs } = state;
+  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || state.okInWindow <= 0 || state.windowStartMs === 0) return;
+  const refilledUnits = state.okInWindow + remaining - limit - 1;
+  const spanMs = observation.sentAtMs - state.windowStartMs + Math.max(1, state.rttMs);
+  if (refilledUnits < 2 || observation.sentAtMs <= state.windowStartMs) return;
+  const provenWindowMs = Math.ceil((limit * spanMs) / refilledUnits);
+  if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
+}
+
 function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: number, resetAtMs: number): void {
   const bound = state.limit === null || resetAtMs === 0 ? null : bucketWindowBoundMs(state.limit, remaining, sentAtMs, resetAtMs);
   if (bound !== null && state.windowMs !== null && bound < state.windowMs) state.windowMs = Math.max(1, bound);
@@ -644,6 +662,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
   if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs)) {
     applyShape(state, observation.budget);
+    learnBucketFromAdmitted(state, observation, observation.budget.remaining);
     applyAnchor(state, observation, observation.budget, options.leaseMs);
   }
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.

@@ -966,6 +966,17 @@ local function learnBucketRefill(state, previous, observation, remaining, lateUn
   if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
 end
 
+-- observe.ts learnBucketFromAdmitted: successes that showed no count prove an estimated bucket's refill.
+local function learnBucketFromAdmitted(state, observation, remaining)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or state.okInWindow <= 0 or state.windowStartMs == 0 then return end
+  local refilledUnits = state.okInWindow + remaining - limit - 1
+  local spanMs = observation.sentAtMs - state.windowStartMs + math.max(1, state.rttMs)
+  if refilledUnits < 2 or observation.sentAtMs <= state.windowStartMs then return end
+  local provenWindowMs = math.ceil((limit * spanMs) / refilledUnits)
+  if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -1302,6 +1313,7 @@ local function observeInPlace(state, given, options)
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
   if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs) then
     applyShape(state, observation.budget)
+    learnBucketFromAdmitted(state, observation, observation.budget.remaining)
     applyAnchor(state, observation, observation.budget, options.leaseMs)
   end
   if observation.counted == false then state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end) end

@@ -119,6 +119,19 @@ describe("a shown budget is never overrun", () => {
     expect(lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 500);
   });
 
+  it("a bucket's documented rate shown only on its 429s is shortened by the successes admitted before them, and kept where they fit it", () => {
+    // Shopify REST without the header on successes: only a 429 shows 40 of 40 used, at the documented 2 per s.
+    const onThrottles = (admission: Admission) => (admission.admitted ? null : shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }));
+    // A bucket of 40 refilling 40 per s: 320 jobs at the documented rate would take (320 - 40) / 2 = 140 s.
+    const fast = runWorkers(new Scope(T0), tokenBucket(40, 1000), { workers: 20, rttMs: 400, startMs: T0, jobs: 320, budgetOf: onThrottles });
+    expect(fast.lastStartMs - T0).toBeLessThan(20_000);
+    expect(fast.throttled).toBeLessThanOrEqual(20);
+    // Where the documented rate is the bucket's own, the successes fit it: it stays (100 jobs: 30 s at least).
+    const documented = runWorkers(new Scope(T0), tokenBucket(40, 20_000), { workers: 20, rttMs: 400, startMs: T0, jobs: 100, budgetOf: onThrottles });
+    expect(documented.lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 1000);
+    expect(documented.throttled).toBeLessThanOrEqual(20);
+  });
+
   it("a bucket's estimated rate grants starts at most two units' spacing ahead: a start further off is claimed again when near, at the rate known then", () => {
     // Shopify REST shows 10 of 10 used; its documented rate for that size is 0.5 per s (2 s a unit).
     const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));

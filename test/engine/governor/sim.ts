@@ -209,7 +209,7 @@ export function mostInAnyWindow(startsMs: readonly number[], windowMs: number): 
 export function runWorkers(
   scope: { claim(nowMs: number): ClaimResult; answer(granted: { seq: number; atMs: number }, nowMs: number, fields: Partial<Observation>): unknown; throttle(granted: { seq: number; atMs: number }, nowMs: number, waitMs: number | null, fields: Partial<Observation>): unknown },
   server: ModelServer,
-  run: { workers: number; rttMs: number; startMs: number; jobs: number; budgetOf: (admission: Admission) => ObservedBudget },
+  run: { workers: number; rttMs: number; startMs: number; jobs: number; budgetOf: (admission: Admission) => ObservedBudget | null },
 ): { throttled: number; lastStartMs: number } {
   let throttled = 0;
   let lastStartMs = run.startMs;
