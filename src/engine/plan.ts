@@ -6,7 +6,7 @@
  * and a wait above the cap (maxServerWaitMs) is deferred, never slept.
  */
 import { backoffMs } from "./backoff";
-import { DEFAULT_MAX_SERVER_WAIT_MS, isoAt, MAX_EPOCH_MS } from "./time";
+import { DEFAULT_MAX_SERVER_WAIT_MS, isoAt, MAX_EPOCH_MS, PER_ATTEMPT_SUFFIX } from "./time";
 import type { AttemptHistory, Decision, PlanOptions, RetryPolicy, Verdict } from "./types";
 
 export const DEFAULT_POLICY: Readonly<Required<RetryPolicy>> = Object.freeze({
@@ -62,10 +62,13 @@ function draw(random: () => number): number {
   return Number.isFinite(value) ? Math.min(Math.max(value, 0), 0.999_999_999) : 0;
 }
 
-/** The server's wait when it is a usable number of ms, else null. */
-function serverWaitOf(verdict: Verdict): number | null {
+/** The server's wait when it is a usable number of ms, else null; a per-attempt one times the attempts made. */
+function serverWaitOf(verdict: Verdict, history: AttemptHistory): number | null {
   const waitMs = verdict.minWaitMs;
-  return typeof waitMs === "number" && Number.isFinite(waitMs) && waitMs >= 0 ? Math.ceil(waitMs) : null;
+  if (!(typeof waitMs === "number" && Number.isFinite(waitMs) && waitMs >= 0)) return null;
+  const perAttempt = verdict.waitSource?.endsWith(PER_ATTEMPT_SUFFIX) === true;
+  const factor = perAttempt && Number.isFinite(history.attempts) ? Math.max(1, Math.floor(history.attempts)) : 1;
+  return Math.min(Number.MAX_SAFE_INTEGER, Math.ceil(waitMs) * factor);
 }
 
 export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): Decision {
@@ -75,7 +78,7 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
   if (problem !== null) return { decision: "fail", reason: `Not retried: ${problem}.`, notBefore: null };
   const at = (waitMs: number): string => isoAt(nowMs + waitMs);
   const capMs = policy.maxServerWaitMs ?? DEFAULT_MAX_SERVER_WAIT_MS;
-  const serverWaitMs = serverWaitOf(verdict);
+  const serverWaitMs = serverWaitOf(verdict, history);
 
   // A permission or validation answer is final unless the server itself said to retry it.
   const serverSaysRetry = verdict.retryAllowed === true && verdict.retryable;

@@ -56,3 +56,10 @@ export function describeDuration(ms: number): string {
   if (ms >= 120_000) return `${Math.round(ms / 60_000)} min`;
   return `${Math.round(ms / 100) / 10} s`;
 }
+
+/**
+ * A waitSource ending so names a wait for the first retry that grows with each attempt (the wait
+ * times the attempts made so far), as HubSpot's SDK waits 10 s x attempt: plan() scales it. Kept
+ * in the source string, which already says how a wait was derived ("doc:fixed-60s").
+ */
+export const PER_ATTEMPT_SUFFIX = " x attempt";

@@ -48,6 +48,15 @@ describe("plan: the server's wait is a floor", () => {
     expect(Math.min(...waits)).toBeGreaterThanOrEqual(5000);
   });
 
+  it("scales a per-attempt wait (HubSpot's rolling window) by the attempts made, and no other", () => {
+    const perAttempt = withWait({ minWaitMs: 1000, waitSource: "x-hubspot-ratelimit-interval-milliseconds x attempt" });
+    const none = { ...DEFAULT_POLICY, jitter: "none" as const };
+    const waits = [1, 2, 3].map((attempts) => plan(perAttempt, { attempts, firstAttemptAtMs: NOW_MS }, none, { nowMs: NOW_MS, random: () => 0.5 }));
+    expect(waits.map((d) => (d.decision === "retry" ? d.waitMs : -1))).toEqual([1000, 2000, 3000]);
+    const fixed = plan(withWait({ minWaitMs: 1000, waitSource: "retry-after" }), { attempts: 3, firstAttemptAtMs: NOW_MS }, none, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(fixed).toMatchObject({ decision: "retry", waitMs: 1000 });
+  });
+
   it("adds no jitter with jitter kind none", () => {
     const decision = plan(withWait({ minWaitMs: 5000, waitSource: "retry-after" }), first, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.9 });
     expect(decision).toMatchObject({ decision: "retry", waitMs: 5000 });

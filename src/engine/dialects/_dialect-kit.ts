@@ -3,6 +3,7 @@ import type { SignalContext } from "../context";
 import { isoAfter, longestWait, readLimitFamily, type ResetKind, type Wait } from "../signals";
 
 export { longestWait };
+import { PER_ATTEMPT_SUFFIX } from "../time";
 import type { Budget, Interpretation, LimitType, ScopeParts } from "../types";
 
 /** A throttled answer, the shape every dialect's "not yet" shares; retryable unless said otherwise. */
@@ -98,6 +99,11 @@ export function secondsWait(ctx: SignalContext, value: unknown, source: string):
 /** A budget from a used/limit pair (X-Shopify-Shop-Api-Call-Limit, Sforce-Limit-Info). */
 export function budgetFromUsed(used: number, limit: number, source: string, resetAt: string | null = null): Budget {
   return { remaining: Math.max(0, limit - used), limit, resetAt, source };
+}
+
+/** A wait that grows with each attempt (plan() multiplies it by the attempts made so far). */
+export function perAttemptWait(wait: Wait): Wait {
+  return { waitMs: wait.waitMs, source: `${wait.source}${PER_ATTEMPT_SUFFIX}` };
 }
 
 /** A fixed wait given in a provider's docs, e.g. doc:fixed-60s. */
