@@ -18,6 +18,7 @@ import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createMemoryStore, type MemoryStore, type StoreClaim } from "../../src/store";
 import { createRedisStore, type RedisStore } from "../../src/store/redis/store";
 import { shown } from "../engine/governor/helpers";
+import { concurrencyLimit } from "../engine/governor/sim";
 import { REDIS_AVAILABLE } from "../helpers/redis";
 
 const SCOPES = [
@@ -871,6 +872,45 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get(scope)?.windowMs).toBeLessThan(5000);
   });
 
+  it("agrees on a concurrency limit that shows nothing: learned from the successes after a lesson's throttle, grown, and lowered by a throttle", async () => {
+    const both = new SideBySide(raw, server.url, "silent:", T0);
+    const scope = "api|silent";
+    const server10 = concurrencyLimit(10, 100);
+    // 40 workers, each request answered 100 ms after it is sent; the server shows nothing and tells no
+    // wait. After each answer the workers claim again, and a start that is due is sent at once.
+    let sends: Array<{ seq: number; atMs: number }> = [];
+    let out: Array<{ seq: number; sentAtMs: number; admitted: boolean }> = [];
+    let succeeded = 0;
+    const sendDue = (nowMs: number): void => {
+      for (const due of sends.filter((g) => g.atMs <= nowMs)) out.push({ seq: due.seq, sentAtMs: due.atMs, admitted: server10.admit(due.atMs).admitted });
+      sends = sends.filter((g) => g.atMs > nowMs);
+    };
+    const claimAll = async (nowMs: number): Promise<void> => {
+      while (out.length + sends.length < 40) {
+        const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        if (result.kind !== "go") break;
+        sends.push({ seq: result.seq, atMs: result.atMs });
+        sendDue(nowMs);
+      }
+    };
+    try {
+      for (let nowMs = T0; succeeded < 200 && nowMs < T0 + 30_000; nowMs += 10) {
+        both.nowMs = nowMs;
+        sendDue(nowMs);
+        for (const sent of out.filter((o) => o.sentAtMs + 100 <= nowMs)) {
+          out = out.filter((o) => o.seq !== sent.seq);
+          await both.observe(scope, answer(sent.seq, sent.sentAtMs, sent.admitted ? "ok" : "throttled", null));
+          if (sent.admitted) succeeded += 1;
+          await claimAll(nowMs);
+        }
+        await claimAll(nowMs);
+      }
+    } finally {
+      await both.close();
+    }
+    expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent" });
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {
@@ -1078,6 +1118,9 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         ["an older version's state, without lessonSentAtMs", omit(base, "lessonSentAtMs"), true],
         ["a lessonSentAtMs with a fraction", { ...base, lessonSentAtMs: T0 + 0.5 }, true],
         ["a lessonSentAtMs that is not an instant", { ...base, lessonSentAtMs: -5 }, true],
+        ["an older version's state, without lessonSeq", omit(base, "lessonSeq"), true],
+        ["a lessonSeq that is not a count", { ...base, lessonSeq: 1.5 }, true],
+        ["a silent concurrency limit", { ...base, concurrency: "silent", inFlightCap: 3, limit: null, windowMs: null, anchor: null }, true],
         ["figures out of range (othersPerMs, reserveUnits)", { ...base, othersPerMs: 2e6, reserveUnits: -1 }, true],
         ["instants with fractions and slots out of order", { ...base, lastGrantMs: T0 + 200.5, windowStartMs: 0.4, slots: [[T0 + 200.5, 2, 1], [T0 + 0.5, 1, 1]], anchor: { remaining: -2, seq: 1, atMs: T0 + 0.5, resetAtMs: T0 + 30_000 } }, true],
         ["an unknown limit type and flags that are not true", { ...base, notBeforeType: "weird", inFlightCapGrows: "yes", breakerOpen: 1, notBeforeReason: 7 }, true],

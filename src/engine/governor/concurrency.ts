@@ -16,11 +16,108 @@
  * the limit, a concurrency limit never throttles), and the scope relearns the budget by probing.
  */
 import { heldSlots } from "./model";
-import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
+import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { GovernorState, Observation, ObservedBudget } from "./types";
 
 export function holdsConcurrency(state: GovernorState): boolean {
-  return state.concurrency === "shown" || state.concurrency === "inferred";
+  return state.concurrency === "shown" || state.concurrency === "inferred" || state.concurrency === "silent";
+}
+
+/** Above this share of what the learned rate explains, successes after a lesson's throttle are no rate's. */
+const SILENT_EVIDENCE_RATIO = 1.2;
+
+/**
+ * Our successes sent within a round trip after the lesson's throttled request (at or after its
+ * send) among the claims granted before the lesson was read: their units and the last send.
+ */
+function admittedAfterLesson(state: GovernorState): { units: number; lastSentAtMs: number } {
+  const out = new Set(state.inFlight.map(([seq]) => seq));
+  const untilMs = state.lessonSentAtMs + Math.max(1, state.rttMs);
+  let units = 0;
+  let lastSentAtMs = state.lessonSentAtMs;
+  for (const [atMs, seq, slotUnits] of state.slots) {
+    if (seq <= state.lessonSeq || seq > state.learnedAtSeq || out.has(seq) || atMs < state.lessonSentAtMs || atMs > untilMs) continue;
+    units += slotUnits;
+    lastSentAtMs = Math.max(lastSentAtMs, atMs);
+  }
+  return { units, lastSentAtMs };
+}
+
+/**
+ * A concurrency limit that shows nothing (no budget, a generic 429, perhaps a Retry-After) is
+ * learned from throttles as a rate, and the rate is its slow start's: 10 in flight with 100 ms
+ * answers (100 per s) read as 20 per s took 9.5 x ideal. A rate's budget, once a throttle found
+ * it spent, admits only what comes back after (a window's units leaving, a bucket's refill), while
+ * a concurrency limit admits one more request per answer at once. So when every claim out at a
+ * lesson has answered, the successes sent within a round trip after the throttled one are
+ * compared with what the learned rate gives back in that time (plus one unit, and a limit already
+ * raised by them, applyOk, taken without them): well above it (SILENT_EVIDENCE_RATIO, and at least
+ * three), the budget is taken as a concurrency limit of those successes (concurrency "silent").
+ * A fixed window whose next window began just after the throttle can look so too; its throttles
+ * then lower the cap to one and rule the reading out (silentThrottle).
+ */
+export function learnSilentConcurrency(state: GovernorState, observation: Observation): void {
+  const { limit, windowMs } = state;
+  if (state.concurrency !== "unknown" || state.anchor !== null || limit === null || windowMs === null || state.lessonSeq === 0) return;
+  if (observation.seq <= state.lessonSeq || observation.seq > state.learnedAtSeq) return;
+  if (state.inFlight.some(([seq]) => seq > state.lessonSeq && seq <= state.learnedAtSeq)) return;
+  const { units, lastSentAtMs } = admittedAfterLesson(state);
+  const spanMs = lastSentAtMs - state.lessonSentAtMs + Math.max(1, state.rttMs / 2);
+  const lessonLimit = !windowIsGuessed(state) && state.windowStartMs > state.lessonSentAtMs ? Math.max(1, limit - units) : limit;
+  const explainedUnits = (lessonLimit * spanMs) / windowMs + 1;
+  if (units < 3 || units <= SILENT_EVIDENCE_RATIO * explainedUnits) return;
+  state.concurrency = "silent";
+  state.inFlightCap = Math.min(MAX_IN_FLIGHT, Math.max(1, Math.floor(units / state.unitsPerRequest)));
+  // Where the throttles tell a wait (Slack's Retry-After: 1), finding the cap's top would cost the
+  // whole scope that wait: the lower bound is kept.
+  state.inFlightCapGrows = windowIsGuessed(state);
+  state.limit = null;
+  state.windowMs = null;
+  state.windowSource = null;
+  state.refill = "window";
+  state.reserveUnits = 0;
+  state.othersPerMs = 0;
+  state.probe = null;
+  state.okInWindow = 0;
+  state.windowStartMs = 0;
+  // The claims granted under the rate (starts laid ahead) are that same lesson: their throttles leave the cap.
+  state.learnedAtSeq = state.seq;
+}
+
+/**
+ * The successes right after a lesson are a lower bound of a silent concurrency limit (some places
+ * freed while none of ours was on its way): until a throttle shows where it is, the cap grows by
+ * one per cap's worth of successes answered while it was full, a round trip at a time (TCP's
+ * congestion avoidance, RFC 5681 §3.1), so its overshoot is a throttle or two, not a doubling's.
+ */
+export function growSilentCap(state: GovernorState, units: number, inFlightBefore: number): void {
+  const cap = state.inFlightCap;
+  if (!state.inFlightCapGrows || cap === null || inFlightBefore < cap) return;
+  state.okInWindow += units;
+  if (state.okInWindow < cap * state.unitsPerRequest) return;
+  state.okInWindow = 0;
+  state.inFlightCap = Math.min(MAX_IN_FLIGHT, cap + 1);
+}
+
+/**
+ * A throttle under a silent concurrency limit: the cap was too high, and becomes one less, once per
+ * cap (the claims out under it are one lesson), and grows no more. At a cap of one, a
+ * throttle says the budget is no concurrency limit after all: the reading is ruled out and the
+ * scope relearns.
+ */
+export function silentThrottle(state: GovernorState, observation: Observation): void {
+  if (observation.seq <= state.learnedAtSeq) return;
+  state.inFlightCapGrows = false;
+  const cap = state.inFlightCap ?? 1;
+  if (cap <= 1) {
+    state.concurrency = "ruled-out";
+    state.inFlightCap = null;
+    state.learnedAtSeq = state.seq;
+    return;
+  }
+  state.inFlightCap = cap - 1;
+  // The claims already out were granted under the cap just lowered: their throttles are this same lesson.
+  state.learnedAtSeq = state.seq;
 }
 
 /** Claims of ours still unanswered that had started by atMs (a claim's lease ends leaseMs after its start). */

@@ -5,7 +5,7 @@
  * before it) and the window (from the first of them to the announced reset).
  */
 import { prune } from "./claim";
-import { applyConcurrentBudget, holdsConcurrency, ruleOutInferredConcurrency, startedBy } from "./concurrency";
+import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { inferWindow, trimWindow } from "./sliding";
 import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
@@ -404,6 +404,7 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
   }
   state.learnedAtSeq = state.seq;
   state.lessonSentAtMs = clampTime(observation.sentAtMs);
+  state.lessonSeq = observation.seq;
   state.okInWindow = 0;
   // An assumed window keeps the start of the units the lesson counted: the throttles and the first
   // success after it measure the window from there.
@@ -562,6 +563,7 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
       state.notBeforeType = observation.limitType;
     }
   }
+  if (state.concurrency === "silent") return silentThrottle(state, observation);
   if (observation.limitType === "concurrency" || concurrent) {
     state.inFlightCap = Math.max(1, inFlightBefore - 1);
     state.inFlightCapGrows = false;
@@ -577,9 +579,13 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   }
 }
 
-function applyOk(state: GovernorState, observation: Observation, units: number): void {
+function applyOk(state: GovernorState, observation: Observation, units: number, inFlightBefore: number): void {
   state.throttleStreak = 0;
   state.breakerOpen = false;
+  if (state.concurrency === "silent") {
+    growSilentCap(state, units, inFlightBefore);
+    return;
+  }
   if (state.inFlightCapGrows && state.inFlightCap !== null) {
     state.inFlightCap += 1;
     if (state.inFlightCap > MAX_IN_FLIGHT) {
@@ -668,7 +674,8 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.
   if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
-  else if (observation.kind === "ok") applyOk(state, observation, units);
+  else if (observation.kind === "ok") applyOk(state, observation, units, inFlightBefore);
+  if (observation.budget === null && (observation.kind === "ok" || observation.kind === "throttled")) learnSilentConcurrency(state, observation);
   if (answersProbe && observation.kind === "ok" && observation.budget === null) budgetShownOnlyOnThrottles(state, observation);
   learnReserve(state, observation, units);
   if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);

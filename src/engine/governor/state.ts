@@ -36,7 +36,7 @@ export const MAX_OTHERS_PER_MS = 1e6;
 const MAX_COUNT = 2 ** 52;
 const MAX_TEXT = 300;
 
-const CONCURRENCY: readonly string[] = ["unknown", "shown", "inferred", "ruled-out"];
+const CONCURRENCY: readonly string[] = ["unknown", "shown", "inferred", "silent", "ruled-out"];
 const LIMIT_TYPES: readonly string[] = ["burst", "quota", "concurrency", "cost", "contention", "server", "permission", "validation", "none", "unknown"];
 
 export function emptyState(nowMs: number): GovernorState {
@@ -64,6 +64,7 @@ export function emptyState(nowMs: number): GovernorState {
     windowStartMs: 0,
     learnedAtSeq: 0,
     lessonSentAtMs: 0,
+    lessonSeq: 0,
     rttMs: 0,
     othersPerMs: 0,
     reserveUnits: 0,
@@ -200,6 +201,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     windowStartMs: wholeMs(v.windowStartMs as number),
     learnedAtSeq: v.learnedAtSeq as number,
     lessonSentAtMs: isTime(v.lessonSentAtMs) ? wholeMs(v.lessonSentAtMs) : 0,
+    lessonSeq: isCount(v.lessonSeq) ? (v.lessonSeq as number) : 0,
     rttMs: v.rttMs as number,
     othersPerMs: isUnits(v.othersPerMs) && v.othersPerMs <= MAX_OTHERS_PER_MS ? v.othersPerMs : 0,
     reserveUnits: isUnits(v.reserveUnits) && v.reserveUnits <= MAX_FIGURE ? v.reserveUnits : 0,

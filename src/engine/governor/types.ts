@@ -52,7 +52,7 @@ export interface Anchor {
  * nothing was sent in between that a window could have dropped), "ruled-out" (an inference a
  * throttle disproved: never inferred again), or "unknown".
  */
-export type Concurrency = "unknown" | "shown" | "inferred" | "ruled-out";
+export type Concurrency = "unknown" | "shown" | "inferred" | "silent" | "ruled-out";
 
 export interface GovernorState {
   v: 1;
@@ -104,6 +104,8 @@ export interface GovernorState {
    * spent then, so what the server admits from then to the next throttle is what it regained.
    */
   lessonSentAtMs: number;
+  /** The seq of the throttle that taught the last lesson (0: none). */
+  lessonSeq: number;
   /** Smoothed answer time, ms (for probe leases and re-checks). */
   rttMs: number;
   /**

@@ -38,7 +38,7 @@ local MAX_OTHERS_PER_MS = 1e6
 local MAX_COUNT = 2 ^ 52
 local MAX_SAFE_INTEGER = 2 ^ 53 - 1
 local LIMIT_TYPES = { burst = true, quota = true, concurrency = true, cost = true, contention = true, server = true, permission = true, validation = true, none = true, unknown = true }
-local CONCURRENCY = { unknown = true, shown = true, inferred = true, ["ruled-out"] = true }
+local CONCURRENCY = { unknown = true, shown = true, inferred = true, silent = true, ["ruled-out"] = true }
 
 -- JavaScript's Math.round: the nearest integer, ties toward +infinity (x - floor(x) is exact).
 local function jsRound(x)
@@ -189,6 +189,8 @@ local function readState(v)
   if isTime(v.lastAnsweredAtMs) then lastAnsweredAtMs = jsRound(v.lastAnsweredAtMs) end
   local lessonSentAtMs = 0
   if isTime(v.lessonSentAtMs) then lessonSentAtMs = jsRound(v.lessonSentAtMs) end
+  local lessonSeq = 0
+  if isCount(v.lessonSeq) then lessonSeq = v.lessonSeq end
   -- state.ts: a state written before the refill was counted is not counting.
   local budgetOnSuccess = v.budgetOnSuccess == true
   local refillSinceMs, refillSeenUnits = 0, 0
@@ -200,7 +202,7 @@ local function readState(v)
     limit = nn(v.limit), windowMs = nn(v.windowMs), windowSource = nn(v.windowSource), refill = v.refill, unitsPerRequest = v.unitsPerRequest,
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
-    learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
+    learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
@@ -219,7 +221,7 @@ local function emptyState(nowMs)
     v = 1, seq = 0, lastGrantMs = 0, notBeforeMs = 0, notBeforeReason = "", notBeforeType = "unknown",
     limit = nil, windowMs = nil, windowSource = nil, refill = "window", unitsPerRequest = 1,
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
-    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0,
+    throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
     refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, updatedAtMs = clampTime(nowMs),
   }
@@ -268,7 +270,7 @@ local function encodeState(s)
     .. ',"inFlight":[' .. table.concat(inFlight, ",") .. '],"inFlightCap":' .. numOrNull(s.inFlightCap)
     .. ',"inFlightCapGrows":' .. bool(s.inFlightCapGrows) .. ',"throttleStreak":' .. num(s.throttleStreak)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
-    .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
+    .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"lessonSeq":' .. num(s.lessonSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
@@ -571,7 +573,7 @@ end
 
 -- concurrency.ts holdsConcurrency: the scope holds a concurrency limit (an in-flight cap, no window).
 local function holdsConcurrency(state)
-  return state.concurrency == "shown" or state.concurrency == "inferred"
+  return state.concurrency == "shown" or state.concurrency == "inferred" or state.concurrency == "silent"
 end
 
 -- concurrency.ts startedBy: claims of ours still unanswered that had started by atMs.
@@ -1174,6 +1176,7 @@ local function learnFromThrottle(state, observation)
   end
   state.learnedAtSeq = state.seq
   state.lessonSentAtMs = clampTime(observation.sentAtMs)
+  state.lessonSeq = observation.seq
   state.okInWindow = 0
   if resetAtMs ~= nil then
     state.windowStartMs = resetAtMs
@@ -1220,6 +1223,77 @@ local function learnReserve(state, observation, units)
   end
 end
 
+-- concurrency.ts admittedAfterLesson: our successes sent within a round trip after the lesson's throttled request.
+local function admittedAfterLesson(state)
+  local out = {}
+  for _, f in ipairs(state.inFlight) do out[f[1]] = true end
+  local untilMs = state.lessonSentAtMs + math.max(1, state.rttMs)
+  local units, lastSentAtMs = 0, state.lessonSentAtMs
+  for _, s in ipairs(state.slots) do
+    if s[2] > state.lessonSeq and s[2] <= state.learnedAtSeq and not out[s[2]] and s[1] >= state.lessonSentAtMs and s[1] <= untilMs then
+      units = units + s[3]
+      lastSentAtMs = math.max(lastSentAtMs, s[1])
+    end
+  end
+  return units, lastSentAtMs
+end
+
+local SILENT_EVIDENCE_RATIO = 1.2
+
+-- concurrency.ts learnSilentConcurrency: successes right after a lesson's throttle, beyond what its rate gives back, are a concurrency limit's.
+local function learnSilentConcurrency(state, observation)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.concurrency ~= "unknown" or state.anchor ~= nil or limit == nil or windowMs == nil or state.lessonSeq == 0 then return end
+  if observation.seq <= state.lessonSeq or observation.seq > state.learnedAtSeq then return end
+  for _, f in ipairs(state.inFlight) do
+    if f[1] > state.lessonSeq and f[1] <= state.learnedAtSeq then return end
+  end
+  local units, lastSentAtMs = admittedAfterLesson(state)
+  local spanMs = lastSentAtMs - state.lessonSentAtMs + math.max(1, state.rttMs / 2)
+  local lessonLimit = limit
+  if not windowIsGuessed(state) and state.windowStartMs > state.lessonSentAtMs then lessonLimit = math.max(1, limit - units) end
+  local explainedUnits = (lessonLimit * spanMs) / windowMs + 1
+  if units < 3 or units <= SILENT_EVIDENCE_RATIO * explainedUnits then return end
+  state.concurrency = "silent"
+  state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, floor(units / state.unitsPerRequest)))
+  state.inFlightCapGrows = windowIsGuessed(state)
+  state.limit = nil
+  state.windowMs = nil
+  state.windowSource = nil
+  state.refill = "window"
+  state.reserveUnits = 0
+  state.othersPerMs = 0
+  state.probe = nil
+  state.okInWindow = 0
+  state.windowStartMs = 0
+  state.learnedAtSeq = state.seq
+end
+
+-- concurrency.ts growSilentCap: one more in flight per cap's worth of successes answered while it was full, until a throttle.
+local function growSilentCap(state, units, inFlightBefore)
+  local cap = state.inFlightCap
+  if not state.inFlightCapGrows or cap == nil or inFlightBefore < cap then return end
+  state.okInWindow = state.okInWindow + units
+  if state.okInWindow < cap * state.unitsPerRequest then return end
+  state.okInWindow = 0
+  state.inFlightCap = math.min(MAX_IN_FLIGHT, cap + 1)
+end
+
+-- concurrency.ts silentThrottle: a throttle under a silent concurrency limit lowers the cap once per cap, or at one rules it out.
+local function silentThrottle(state, observation)
+  if observation.seq <= state.learnedAtSeq then return end
+  state.inFlightCapGrows = false
+  local cap = state.inFlightCap or 1
+  if cap <= 1 then
+    state.concurrency = "ruled-out"
+    state.inFlightCap = nil
+    state.learnedAtSeq = state.seq
+    return
+  end
+  state.inFlightCap = cap - 1
+  state.learnedAtSeq = state.seq
+end
+
 local function applyThrottle(state, observation, options, inFlightBefore)
   state.throttleStreak = state.throttleStreak + 1
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
@@ -1233,6 +1307,7 @@ local function applyThrottle(state, observation, options, inFlightBefore)
       state.notBeforeType = observation.limitType
     end
   end
+  if state.concurrency == "silent" then return silentThrottle(state, observation) end
   if observation.limitType == "concurrency" or concurrent then
     state.inFlightCap = math.max(1, inFlightBefore - 1)
     state.inFlightCapGrows = false
@@ -1259,9 +1334,10 @@ local function budgetShownOnlyOnThrottles(state, observation)
   state.anchor = { remaining = math.max(0, limit - sinceResetUnits), seq = state.seq, atMs = observation.sentAtMs, resetAtMs = 0, lateUnits = 0, answeredAtMs = observation.nowMs, ownOutAtSend = 0 }
 end
 
-local function applyOk(state, observation, units)
+local function applyOk(state, observation, units, inFlightBefore)
   state.throttleStreak = 0
   state.breakerOpen = false
+  if state.concurrency == "silent" then return growSilentCap(state, units, inFlightBefore) end
   if state.inFlightCapGrows and state.inFlightCap ~= nil then
     state.inFlightCap = state.inFlightCap + 1
     if state.inFlightCap > MAX_IN_FLIGHT then
@@ -1320,8 +1396,9 @@ local function observeInPlace(state, given, options)
   if observation.kind == "throttled" then
     applyThrottle(state, observation, options, inFlightBefore)
   elseif observation.kind == "ok" then
-    applyOk(state, observation, units)
+    applyOk(state, observation, units, inFlightBefore)
   end
+  if observation.budget == nil and (observation.kind == "ok" or observation.kind == "throttled") then learnSilentConcurrency(state, observation) end
   if answersProbe and observation.kind == "ok" and observation.budget == nil then budgetShownOnlyOnThrottles(state, observation) end
   learnReserve(state, observation, units)
   if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readState } from "../../../src/engine/governor";
 import { Scope, shown, T0, type Go } from "./helpers";
+import { concurrencyLimit, fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type ModelServer } from "./sim";
 
 /** A limit of 3 whose reset is the next whole second, as a concurrency limit looks through X-RateLimit headers. */
 const counted = (remaining: number, concurrent?: boolean) => shown({ remaining, limit: 3, resetAtMs: T0 + 1000, ...(concurrent ? { concurrent } : {}) });
@@ -140,5 +141,48 @@ describe("a concurrency limit", () => {
     expect("state" in read && [read.state.anchor?.ownOutAtSend, read.state.lastAnsweredAtMs]).toEqual([0, 0]);
     const bad = readState({ ...JSON.parse(JSON.stringify(scope.state)), concurrency: "sometimes" });
     expect("state" in bad && bad.state.concurrency).toBe("unknown");
+  });
+
+  describe("that shows nothing (a generic 429, no budget)", () => {
+    it("is learned from the successes right after the lesson's throttle, beyond what the rate learned gives back, and held as an in-flight cap", () => {
+      // 10 in flight with 100 ms answers: 100 per s, 300 jobs in 3 s. Learned as a rate from the slow
+      // start it was 14 per s (20.6 s), and with a 1 s wait told 10 per 1.5 s (42.7 s).
+      for (const [waitMs, label] of [[null, "no wait told"], [1000, "Retry-After: 1 (Slack's)"]] as const) {
+        const scope = new Scope(T0);
+        const run = runWorkersInTime(scope, concurrencyLimit(10, 100), { workers: 50, rttMs: 100, startMs: T0, jobs: 300, waitOf: () => waitMs });
+        expect(scope.state.concurrency, label).toBe("silent");
+        expect(scope.state.inFlightCap, label).toBeLessThanOrEqual(10);
+        expect(run.lastStartMs - T0, label).toBeLessThan(waitMs === null ? 6000 : 15_000);
+        expect(run.throttled, label).toBeLessThanOrEqual(40);
+      }
+    });
+
+    it("is not read into a rate that admits nothing after its throttle: a sliding log, a fixed window, a bucket", () => {
+      const servers: Array<[string, ModelServer]> = [
+        ["sliding 20 per 1 s", slidingLog(20, 1000)],
+        ["fixed 20 per 1 s", fixedWindow(20, 1000, T0 - 370)],
+        ["bucket 25 per 1 s", tokenBucket(25, 1000)],
+      ];
+      for (const [label, server] of servers) {
+        const scope = new Scope(T0);
+        runWorkersInTime(scope, server, { workers: 30, rttMs: 100, startMs: T0, jobs: 200, waitOf: () => null });
+        expect(scope.state.concurrency, label).not.toBe("silent");
+      }
+    });
+
+    it("a throttle under the cap lowers it by one for the claims out under it, and it grows no more; at a cap of one, the reading is ruled out for good", () => {
+      const scope = new Scope(T0);
+      runWorkersInTime(scope, concurrencyLimit(10, 100), { workers: 50, rttMs: 100, startMs: T0, jobs: 300, waitOf: () => null });
+      expect(scope.state.concurrency).toBe("silent");
+      const cap = scope.state.inFlightCap!;
+      const sent = Array.from({ length: cap }, () => scope.go(T0 + 60_000));
+      scope.throttle(sent[cap - 1]!, T0 + 60_100, null);
+      scope.throttle(sent[cap - 2]!, T0 + 60_100, null);
+      expect(scope.state).toMatchObject({ inFlightCap: cap - 1, inFlightCapGrows: false });
+      scope.state.inFlightCap = 1;
+      const last = scope.go(T0 + 100_000);
+      scope.throttle(last, T0 + 100_100, null);
+      expect(scope.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
+    });
   });
 });

@@ -81,6 +81,27 @@ export function fixedWindow(limit: number, windowMs: number, originMs: number): 
   };
 }
 
+/**
+ * A concurrency limit: at most `limit` admitted requests held at once, each for holdMs from its
+ * arrival (its answer); the server shows nothing and tells no wait (waitMs 0), as a generic 429 does.
+ */
+export function concurrencyLimit(limit: number, holdMs: number): ModelServer {
+  const held: number[] = [];
+  return {
+    limit,
+    windowMs: holdMs,
+    admit(atMs) {
+      while (held.length > 0 && held[0]! <= atMs) held.shift();
+      const admitted = held.length < limit;
+      if (admitted) {
+        held.push(atMs + holdMs);
+        held.sort((a, b) => a - b);
+      }
+      return { admitted, remaining: limit - held.length, resetAtMs: held[0] ?? atMs, waitMs: 0 };
+    },
+  };
+}
+
 export interface SimOptions {
   server: ModelServer;
   /** Arrival times of the requests, epoch ms (any order). */
@@ -209,7 +230,7 @@ export function mostInAnyWindow(startsMs: readonly number[], windowMs: number): 
 export function runWorkers(
   scope: { claim(nowMs: number): ClaimResult; answer(granted: { seq: number; atMs: number }, nowMs: number, fields: Partial<Observation>): unknown; throttle(granted: { seq: number; atMs: number }, nowMs: number, waitMs: number | null, fields: Partial<Observation>): unknown },
   server: ModelServer,
-  run: { workers: number; rttMs: number; startMs: number; jobs: number; budgetOf: (admission: Admission) => ObservedBudget | null },
+  run: { workers: number; rttMs: number; startMs: number; jobs: number; budgetOf: (admission: Admission) => ObservedBudget | null; waitOf?: (admission: Admission) => number | null },
 ): { throttled: number; lastStartMs: number } {
   let throttled = 0;
   let lastStartMs = run.startMs;
@@ -231,10 +252,67 @@ export function runWorkers(
       lastStartMs = result.atMs;
     } else {
       throttled += 1;
-      scope.throttle(result, answeredAtMs, admission.waitMs, { budget });
+      scope.throttle(result, answeredAtMs, run.waitOf ? run.waitOf(admission) : admission.waitMs, { budget });
     }
     freeAtMs[worker] = answeredAtMs;
   }
   return { throttled, lastStartMs };
 }
 
+
+type WorkerEvent = { atMs: number; order: number; worker: number } & ({ kind: "claim" } | { kind: "send"; seq: number } | { kind: "answer"; seq: number; sentAtMs: number; admission: Admission });
+
+/**
+ * `workers` each sending one request at a time until `jobs` succeeded, as runWorkers, but in time
+ * order: a request is counted by the server when it is sent (its start), and its answer is observed
+ * one round trip later, after whatever else happened meanwhile (other claims, sends and answers).
+ * A throttled request is claimed again at its answer. For servers whose verdict depends on what is
+ * in flight (a concurrency limit).
+ */
+export function runWorkersInTime(
+  scope: { state: GovernorState; claim(nowMs: number): ClaimResult; answer(granted: { seq: number; atMs: number }, nowMs: number, fields: Partial<Observation>): unknown; throttle(granted: { seq: number; atMs: number }, nowMs: number, waitMs: number | null, fields: Partial<Observation>): unknown },
+  server: ModelServer,
+  run: { workers: number; rttMs: number; startMs: number; jobs: number; waitOf: (admission: Admission) => number | null },
+): { throttled: number; lastStartMs: number } {
+  let order = 0;
+  const events: WorkerEvent[] = Array.from({ length: run.workers }, (_, worker) => ({ atMs: run.startMs, order: order++, worker, kind: "claim" as const }));
+  let throttled = 0;
+  let succeeded = 0;
+  let started = 0;
+  let lastStartMs = run.startMs;
+  for (let step = 0; step < MAX_EVENTS && events.length > 0 && succeeded < run.jobs; step++) {
+    // Earliest first; at one instant answers, then sends, then claims, each in the order made.
+    const rank = (e: WorkerEvent): number => (e.kind === "answer" ? 0 : e.kind === "send" ? 1 : 2);
+    let next = 0;
+    for (let i = 1; i < events.length; i++) {
+      const a = events[i]!;
+      const b = events[next]!;
+      if (a.atMs < b.atMs || (a.atMs === b.atMs && (rank(a) < rank(b) || (rank(a) === rank(b) && a.order < b.order)))) next = i;
+    }
+    const event = events.splice(next, 1)[0]!;
+    if (event.kind === "claim") {
+      if (started >= run.jobs + throttled) continue;
+      const result = scope.claim(event.atMs);
+      if (result.kind === "go") {
+        started += 1;
+        events.push({ atMs: result.atMs, order: order++, worker: event.worker, kind: "send", seq: result.seq });
+      } else {
+        events.push({ atMs: Math.max(event.atMs + 1, result.kind === "wait" ? result.untilMs : result.notBeforeMs), order: order++, worker: event.worker, kind: "claim" });
+      }
+    } else if (event.kind === "send") {
+      lastStartMs = Math.max(lastStartMs, event.atMs);
+      events.push({ atMs: event.atMs + run.rttMs, order: order++, worker: event.worker, kind: "answer", seq: event.seq, sentAtMs: event.atMs, admission: server.admit(event.atMs) });
+    } else {
+      const granted = { seq: event.seq, atMs: event.sentAtMs };
+      if (event.admission.admitted) {
+        succeeded += 1;
+        scope.answer(granted, event.atMs, { budget: null });
+      } else {
+        throttled += 1;
+        scope.throttle(granted, event.atMs, run.waitOf(event.admission), { budget: null });
+      }
+      events.push({ atMs: event.atMs, order: order++, worker: event.worker, kind: "claim" });
+    }
+  }
+  return { throttled, lastStartMs };
+}
