@@ -14,6 +14,9 @@
  * is back up. A bucket that refills between two requests shows the same, so the inference is only
  * kept while nothing contradicts it: the first throttle rules it out for good (alone under a cap of
  * the limit, a concurrency limit never throttles), and the scope relearns the budget by probing.
+ *
+ * With no count shown at all, throttles tell it (concurrency "silent", learnSilentConcurrency): the
+ * cap is then an estimate, lowered by each throttle and ruled out only at one.
  */
 import { heldSlots } from "./model";
 import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
@@ -88,7 +91,9 @@ export function learnSilentConcurrency(state: GovernorState, observation: Observ
  * The successes right after a lesson are a lower bound of a silent concurrency limit (some places
  * freed while none of ours was on its way): until a throttle shows where it is, the cap grows by
  * one per cap's worth of successes answered while it was full, a round trip at a time (TCP's
- * congestion avoidance, RFC 5681 §3.1), so its overshoot is a throttle or two, not a doubling's.
+ * congestion avoidance, https://www.rfc-editor.org/rfc/rfc5681#section-3.1), so its overshoot is a
+ * throttle or two, not a doubling's. The successes are counted in okInWindow, which no window uses
+ * under a concurrency limit.
  */
 export function growSilentCap(state: GovernorState, units: number, inFlightBefore: number): void {
   const cap = state.inFlightCap;
@@ -100,10 +105,10 @@ export function growSilentCap(state: GovernorState, units: number, inFlightBefor
 }
 
 /**
- * A throttle under a silent concurrency limit: the cap was too high, and becomes one less, once per
- * cap (the claims out under it are one lesson), and grows no more. At a cap of one, a
- * throttle says the budget is no concurrency limit after all: the reading is ruled out and the
- * scope relearns.
+ * A throttle under a silent concurrency limit: the cap was too high. It becomes one less, once for
+ * all the claims out under it (their throttles are one lesson), and grows no more. At a cap of one,
+ * a throttle says the budget is no concurrency limit after all: the reading is ruled out for good
+ * and the scope relearns.
  */
 export function silentThrottle(state: GovernorState, observation: Observation): void {
   if (observation.seq <= state.learnedAtSeq) return;

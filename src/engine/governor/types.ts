@@ -91,7 +91,10 @@ export interface GovernorState {
   /** Throttled answers in a row; at breakerThreshold the breaker opens (one probe at a time after the wait). */
   throttleStreak: number;
   breakerOpen: boolean;
-  /** Learning when the API shows no budget: successes in the current window and when it began. */
+  /**
+   * Learning when the API shows no budget: successes in the current window and when it began
+   * (under a silent concurrency limit: successes since its cap last grew).
+   */
   okInWindow: number;
   windowStartMs: number;
   /**
