@@ -239,14 +239,21 @@ function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs:
  * per s admitted 88 in 1.4 s, and paced at 2 per s the run took 17 x ideal. Errs slow: the span is
  * taken a round trip longer, and others' spending or a bucket not full at the start only hide refill.
  */
+/**
+ * An estimated bucket's window, shortened where provenUnits came back from sinceMs to sentAtMs (at
+ * least two, the span taken a round trip longer: the server counted each request on arrival).
+ */
+function shortenToProvenRefill(state: GovernorState, limit: number, windowMs: number, sinceMs: number, sentAtMs: number, provenUnits: number): void {
+  if (provenUnits < 2 || sentAtMs <= sinceMs) return;
+  const spanMs = sentAtMs - sinceMs + Math.max(1, state.rttMs);
+  const provenWindowMs = Math.ceil((limit * spanMs) / provenUnits);
+  if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
+}
+
 function learnBucketFromAdmitted(state: GovernorState, observation: Observation, remaining: number): void {
   const { limit, windowMs } = state;
   if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || state.okInWindow <= 0 || state.windowStartMs === 0) return;
-  const refilledUnits = state.okInWindow + remaining - limit - 1;
-  const spanMs = observation.sentAtMs - state.windowStartMs + Math.max(1, state.rttMs);
-  if (refilledUnits < 2 || observation.sentAtMs <= state.windowStartMs) return;
-  const provenWindowMs = Math.ceil((limit * spanMs) / refilledUnits);
-  if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
+  shortenToProvenRefill(state, limit, windowMs, state.windowStartMs, observation.sentAtMs, state.okInWindow + remaining - limit - 1);
 }
 
 function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: number, resetAtMs: number): void {
@@ -298,11 +305,7 @@ function learnBucketRefill(state: GovernorState, previous: Anchor, observation: 
   state.refillSeenUnits += remaining - previous.remaining + ours;
   // A sum beyond what a state keeps (figures up to MAX_FIGURE each) proves nothing: count afresh.
   if (Math.abs(state.refillSeenUnits) > MAX_FIGURE) return countRefillFrom(state, 0);
-  const provenUnits = state.refillSeenUnits - 1;
-  const spanMs = observation.sentAtMs - state.refillSinceMs + Math.max(1, state.rttMs);
-  if (provenUnits < 2 || observation.sentAtMs <= state.refillSinceMs) return;
-  const provenWindowMs = Math.ceil((limit * spanMs) / provenUnits);
-  if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
+  shortenToProvenRefill(state, limit, windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1);
 }
 
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): void {

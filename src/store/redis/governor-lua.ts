@@ -950,6 +950,14 @@ local function countRefillFrom(state, sinceMs)
   state.refillSeenUnits = 0
 end
 
+-- observe.ts shortenToProvenRefill: an estimated bucket's window, shortened where provenUnits came back in the span.
+local function shortenToProvenRefill(state, limit, windowMs, sinceMs, sentAtMs, provenUnits)
+  if provenUnits < 2 or sentAtMs <= sinceMs then return end
+  local spanMs = sentAtMs - sinceMs + math.max(1, state.rttMs)
+  local provenWindowMs = math.ceil((limit * spanMs) / provenUnits)
+  if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
+end
+
 -- observe.ts learnBucketRefill: an estimated bucket rate is shortened where its own count proves it faster.
 local function learnBucketRefill(state, previous, observation, remaining, lateUnits)
   local limit, windowMs = state.limit, state.windowMs
@@ -961,22 +969,14 @@ local function learnBucketRefill(state, previous, observation, remaining, lateUn
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits
   state.refillSeenUnits = state.refillSeenUnits + remaining - previous.remaining + ours
   if math.abs(state.refillSeenUnits) > MAX_FIGURE then return countRefillFrom(state, 0) end
-  local provenUnits = state.refillSeenUnits - 1
-  local spanMs = observation.sentAtMs - state.refillSinceMs + math.max(1, state.rttMs)
-  if provenUnits < 2 or observation.sentAtMs <= state.refillSinceMs then return end
-  local provenWindowMs = math.ceil((limit * spanMs) / provenUnits)
-  if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
+  shortenToProvenRefill(state, limit, windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1)
 end
 
 -- observe.ts learnBucketFromAdmitted: successes that showed no count prove an estimated bucket's refill.
 local function learnBucketFromAdmitted(state, observation, remaining)
   local limit, windowMs = state.limit, state.windowMs
   if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or state.okInWindow <= 0 or state.windowStartMs == 0 then return end
-  local refilledUnits = state.okInWindow + remaining - limit - 1
-  local spanMs = observation.sentAtMs - state.windowStartMs + math.max(1, state.rttMs)
-  if refilledUnits < 2 or observation.sentAtMs <= state.windowStartMs then return end
-  local provenWindowMs = math.ceil((limit * spanMs) / refilledUnits)
-  if provenWindowMs < windowMs then state.windowMs = math.max(1, provenWindowMs) end
+  shortenToProvenRefill(state, limit, windowMs, state.windowStartMs, observation.sentAtMs, state.okInWindow + remaining - limit - 1)
 end
 
 local function applyAnchor(state, observation, budget, leaseMs)
