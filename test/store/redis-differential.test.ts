@@ -933,7 +933,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees where a fixed window defers a claim to its next reset, where resets further apart than the inferred window keep a sliding reading, and where a reset that moves on reads as a bucket", async () => {
+  it("agrees where a fixed window defers a claim to its next reset, where resets further apart than the inferred window keep a sliding reading, and where a reset that moves on reads as a bucket (or, read as fixed, as sliding)", async () => {
     const both = new SideBySide(raw, server.url, "resets:", T0);
     try {
       await learnFixedWindow(both, "api|fixed");
@@ -974,6 +974,19 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await step(T0 + 2020, 3, T0 + 3000);
       await step(T0 + 2040, 2, T0 + 4000);
       expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ refill: "bucket", windowMs: 4900 });
+
+      // Ten per 2 s read as fixed (the count back in full at a reset); a reading sent a second before
+      // that reset names one a second later, and its count does not continue ours: sliding.
+      const ten = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 10, resetAtMs });
+      const slide = async (sendAtMs: number, left: number, resetAtMs: number): Promise<void> => {
+        expect((await both.sendAndAnswer("api|moved", sendAtMs, ten(left, resetAtMs), 20)).atMs).toBe(sendAtMs);
+      };
+      await slide(T0 + 20, 9, T0 + 2000);
+      await slide(T0 + 2000, 9, T0 + 4000);
+      expect(both.memory.snapshot().get("api|moved")).toMatchObject({ refill: "fixed", windowMs: 2000 });
+      await slide(T0 + 2020, 8, T0 + 4000);
+      await slide(T0 + 3000, 8, T0 + 5000);
+      expect(both.memory.snapshot().get("api|moved")).toMatchObject({ refill: "window", windowMs: 2000 });
     } finally {
       await both.close();
     }

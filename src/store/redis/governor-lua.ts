@@ -944,6 +944,12 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   return ours > 0 and remaining == previous.remaining - ours
 end
 
+-- observe.ts fixedResetMoved: a window read as fixed whose reset moved on before it was reached is sliding.
+local function fixedResetMoved(state, previous, sentAtMs, resetAtMs)
+  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS then return false end
+  return sentAtMs < previous.resetAtMs - ROUNDING_MS / 4
+end
+
 -- observe.ts countRefillFrom: starts the refill count at sinceMs (0: not counting).
 local function countRefillFrom(state, sinceMs)
   state.refillSinceMs = sinceMs
@@ -992,6 +998,8 @@ local function applyAnchor(state, observation, budget, leaseMs)
     learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs)
   elseif state.refill == "bucket" and state.windowSource == "inferred" then
     tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs)
+  elseif previous and fixedResetMoved(state, previous, sentAtMs, resetAtMs) then
+    state.refill = "window"
   end
   -- observe.ts: the window is bounded by this reading's own reset, not the merged one.
   local shownResetAtMs = resetAtMs

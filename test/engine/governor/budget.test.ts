@@ -196,11 +196,35 @@ describe("a shown budget is never overrun", () => {
     };
     expect(readings(true, false).state).toMatchObject({ refill: "bucket", windowMs: 4900 });
     expect(readings(false, false).state).toMatchObject({ refill: "bucket" });
-    expect(readings(true, true).state.refill).toBe("fixed");
+    // Where others spend unseen, no bucket is concluded; a fixed window's reset does not move before
+    // it is reached either: the readings are a sliding window's.
+    expect(readings(true, true).state.refill).toBe("window");
   });
 
   /** A reading of a limit of 10 (per second, in the tests below). */
   const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+
+  it("a window read as fixed whose reset moves on before it is reached is sliding: the limit does not come back in full at the reset", () => {
+    // Ten per 2 s, whole-second resets. The count is back in full at the first reset, as a sliding
+    // window's is when its units were spent together: read as a fixed window of 2 s.
+    const scope = new Scope(T0 + 20);
+    scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 2000) });
+    scope.answer(scope.go(T0 + 2000), T0 + 2020, { budget: ten(9, T0 + 4000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 2000 });
+    scope.answer(scope.go(T0 + 2020), T0 + 2040, { budget: ten(8, T0 + 4000) });
+    // Sent a second before that reset, a reading names one a second later (a unit came back, too).
+    const mid = scope.go(T0 + 3000);
+    scope.answer(mid, T0 + 3020, { budget: ten(8, T0 + 5000) });
+    expect(scope.state).toMatchObject({ refill: "window", windowMs: 2000 });
+    // Only the units spent at 2000 and 2020 ms come back within the next second; read as a fixed
+    // window, the whole limit went at the 4000 ms reset.
+    const starts: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const result = scope.claim(T0 + 3100);
+      if (result.kind === "go") starts.push(result.atMs - T0);
+    }
+    expect(starts.filter((atMs) => atMs >= 4000 && atMs < 5000).length).toBeLessThanOrEqual(2);
+  });
 
   it("fixed windows read through a drifting Date: 920 ms between two resets is a 1 s window, and starts just before a reset may count in the window it opens", () => {
     const scope = new Scope(T0 + 20);
