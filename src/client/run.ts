@@ -9,7 +9,7 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import { logPath, type PreparedRequest } from "./prepare";
@@ -21,6 +21,10 @@ import type { AttemptRecord } from "./types";
 const LATE_START_MS = 100;
 /** How many times one attempt claims again after starting late, before it goes anyway. */
 const MAX_LATE_RECLAIMS = 3;
+/** A probe's start further ahead than this is claimed again when the scope's state changes. */
+const REVISIT_AHEAD_MS = 100;
+/** At most this many such claims per grant: a busy scope changes with every answer. */
+const MAX_REVISITS = 16;
 /** Thrown before sending when the earliest slot is too far: nothing was sent. */
 export class LongWait extends Error {
   constructor(
@@ -201,24 +205,21 @@ export class RequestRun {
         continue;
       }
       this.claimSeq = result.seq;
-      // Lateness counts from the grant's answer: a slow store (Redis busy with many executions'
-      // claims) delays the answer, not the start it granted.
-      const answeredAtMs = ctx.clock.nowMs();
       const waitMs = Math.max(0, result.atMs - storeNowMs);
-      if (waitMs > 0) {
-        this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
-        try {
-          await cappedSleep(ctx.clock, Math.min(waitMs, MAX_TIMER_MS), this.callerSignal);
-        } catch (error) {
-          await ctx.store.release(req.governorScope, result.seq);
-          throw error;
-        }
-        this.slotWaitMs += waitMs;
+      if (waitMs > 0) this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
+      let startAtMs: number | null;
+      try {
+        startAtMs = await this.waitForStart(result, storeNowMs, holds);
+      } catch (error) {
+        if (this.claimSeq !== null) await ctx.store.release(req.governorScope, this.claimSeq);
+        throw error;
       }
+      // The grant held was given up for a claim again that found no start: claim afresh.
+      if (startAtMs === null) continue;
       // A start taken long after the one granted (an event loop stalled by other work) would break
       // the spacing the governor promised: late starts bunch up, and the server counts the unit
       // later than the log does. Give the slot back and claim again (a few times at most).
-      if (ctx.clock.nowMs() - (answeredAtMs + waitMs) > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
+      if (ctx.clock.nowMs() - startAtMs > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
         lateReclaims += 1;
         this.claimSeq = null;
         await ctx.store.release(req.governorScope, result.seq);
@@ -227,6 +228,44 @@ export class RequestRun {
       this.sentAtMs = ctx.clock.nowMs();
       return;
     }
+  }
+
+  /**
+   * Sleeps until a granted start; returns it on the local clock, or null where the grant was given
+   * up (claim again). Lateness counts from the grant's answer: a slow store (Redis busy with many
+   * executions' claims) delays the answer, not the start it granted. A probe's start far ahead (a
+   * budget's reset) is claimed again each time the scope's state changes meanwhile: the answers
+   * still coming in may show that an earlier start is allowed (a concurrency limit has no reset to
+   * wait for), and a grant never moves by itself. Each such claim keeps the grant unless it finds
+   * an earlier start.
+   */
+  private async waitForStart(granted: Extract<ClaimResult, { kind: "go" }>, storeNowMs: number, holds: string[]): Promise<number | null> {
+    const { ctx, req } = this;
+    let held = granted;
+    let startAtMs = ctx.clock.nowMs() + Math.max(0, granted.atMs - storeNowMs);
+    for (let revisits = 0; held.probe && startAtMs - ctx.clock.nowMs() > REVISIT_AHEAD_MS && revisits < MAX_REVISITS; revisits++) {
+      const sleptFromMs = ctx.clock.nowMs();
+      await ctx.store.changed(req.governorScope, startAtMs - sleptFromMs, this.callerSignal);
+      const nowMs = ctx.clock.nowMs();
+      this.slotWaitMs += nowMs - sleptFromMs;
+      if (startAtMs - nowMs <= REVISIT_AHEAD_MS) break;
+      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
+      // No draw from the random source: asking again must not move where other requests' draws fall.
+      const again = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, holding: { seq: held.seq, atMs: held.atMs } });
+      if (again.result.kind !== "go") {
+        this.claimSeq = null;
+        return null;
+      }
+      held = again.result;
+      this.claimSeq = held.seq;
+      startAtMs = ctx.clock.nowMs() + Math.max(0, held.atMs - again.nowMs);
+    }
+    const waitMs = startAtMs - ctx.clock.nowMs();
+    if (waitMs > 0) {
+      await cappedSleep(ctx.clock, Math.min(waitMs, MAX_TIMER_MS), this.callerSignal);
+      this.slotWaitMs += waitMs;
+    }
+    return startAtMs;
   }
 
   /**

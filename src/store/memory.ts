@@ -4,7 +4,7 @@
  * probe's answer arrives), not after a fixed lease.
  */
 import { randomBytes } from "node:crypto";
-import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, keptHeldGrant, emptyState, holdUntil, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import { createQueueSet } from "./queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
 
@@ -117,7 +117,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       }
       const next = claimInPlace(state, request, governorOptions);
       options.onEvent?.({ kind: "claim", scope: scopes.governor, request, result: next.result, state: next.state });
-      put(scopes.governor, next.state, request.nowMs);
+      // A held grant kept as it was changed nothing: no write, and no one is woken for it.
+      if (!keptHeldGrant(request, next.result)) put(scopes.governor, next.state, request.nowMs);
       return { result: next.result, nowMs: request.nowMs };
     },
     async observe(scope, observation) {

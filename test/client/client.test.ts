@@ -323,6 +323,51 @@ describe("a start taken late (an event loop stalled by other work)", () => {
   });
 });
 
+describe("a probe's start far ahead (a budget's reset)", () => {
+  it("is claimed again when the scope's state changes while it waits, and goes as soon as the state allows", async () => {
+    server = await startServer([ok]);
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    // A clock whose sleeps end only when the test moves it on, or when the store wakes the sleeper.
+    const sleepers: Array<{ untilMs: number; wake: () => void }> = [];
+    const clock = {
+      nowMs: () => nowMs,
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          const sleeper = { untilMs: nowMs + ms, wake: resolve };
+          sleepers.push(sleeper);
+          signal?.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
+        }),
+    };
+    const advance = (ms: number) => {
+      nowMs += ms;
+      for (const sleeper of sleepers.splice(0)) if (sleeper.untilMs <= nowMs) sleeper.wake();
+      else sleepers.push(sleeper);
+    };
+    const claims: string[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${e.result.probe ? " probe" : ""}` : e.result.kind)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    const scope = await client.scopeOf("/items");
+    // The scope's last reading: none left, reset in 10 s, window unknown: the next start is a probe at the reset.
+    const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    if (first.result.kind !== "go") expect.fail("a cold scope's first claim is granted");
+    const budget = { remaining: 0, limit: 5, resetAtMs: nowMs + 10_000, windowMs: null, restorePerSecond: null, unitsPerRequest: null };
+    await store.observe(scope, { seq: first.result.seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget, reason: "200" });
+    claims.length = 0;
+    const pending = client.request({ method: "GET", url: "/items" });
+    while (claims.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toEqual(["go +10000 probe"]);
+    // The state changes (here: someone resets the scope): the waiting request claims again and goes now.
+    await store.clear(scope);
+    for (let i = 0; i < 50 && server.calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    const sentEarly = server.calls.length === 1;
+    if (!sentEarly) advance(10_000);
+    const result = await pending;
+    expect(result.outcome).toBe("success");
+    expect(sentEarly).toBe(true);
+    expect(claims).toEqual(["go +10000 probe", "go +0 probe"]);
+  });
+});
+
 describe("the server's clock, read from the Date of the first answer that speaks of a limit", () => {
   it("reads that answer's reset against what its own Date taught, not against the truncated Date alone (up to a second late)", async () => {
     // 900 ms into a second, the server says Date 09:00:00 and a reset at 09:00:01 (100 ms away).

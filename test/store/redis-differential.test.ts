@@ -33,7 +33,7 @@ type SeqPick = "next" | "latest" | "older" | "unknown";
 
 type Op =
   | { op: "advance"; ms: number }
-  | { op: "claim"; scope: 0 | 1; latestMs: number | null; units: number | null; random: number | null }
+  | { op: "claim"; scope: 0 | 1; latestMs: number | null; units: number | null; random: number | null; holding: boolean }
   | { op: "observe"; scope: 0 | 1; pick: SeqPick; sentBackMs: number; kind: Observation["kind"]; limitType: LimitType; waitMs: number | null; waitFromServer: boolean; waitResolutionMs: number | null; budget: ObservedBudgetDraft | null; reason: string; counted: boolean | null }
   | { op: "release"; scope: 0 | 1; pick: SeqPick }
   | { op: "hold"; scope: 0 | 1; untilMs: number; reason: string; limitType: LimitType }
@@ -63,6 +63,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       // 0, -1: not an estimate (the scope's own is used); 2.5: a fractional cost.
       units: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, -1, 2.5)),
       random: fc.oneof(fc.constant(null), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
+      // The latest grant still out, claimed again by its holder.
+      holding: fc.boolean(),
     }),
   },
   {
@@ -193,6 +195,7 @@ function claimMarks(start: GovernorState, request: ClaimRequest, result: StoreCl
 const EXPECTED_MARKS = [
   "go",
   "go: probe",
+  "go: held grant kept",
   "wait: one request is probing the scope; the others wait for its answer",
   "defer: own log",
   // (a fixed window's defer: seldom drawn since two resets further apart than the window bound no
@@ -453,13 +456,19 @@ class DifferentialRun {
 
   private async claim(scopes: (typeof SCOPES)[number], op: Extract<Op, { op: "claim" }>, where: string): Promise<void> {
     const nowMs = this.nowMs;
-    const request: ClaimRequest = { nowMs, latestStartMs: op.latestMs === null ? Number.POSITIVE_INFINITY : nowMs + op.latestMs, ...(op.units === null ? {} : { units: op.units }), ...(op.random === null ? {} : { random: op.random }) };
+    const open = this.outstanding[scopes.governor]!;
+    const heldSeq = op.holding ? open[open.length - 1] : undefined;
+    const heldSend = heldSeq === undefined ? undefined : this.sends[scopes.governor]!.find(([, , seq]) => seq === heldSeq);
+    const holding = heldSend ? { seq: heldSend[2], atMs: heldSend[0] } : undefined;
+    const request: ClaimRequest = { nowMs, latestStartMs: op.latestMs === null ? Number.POSITIVE_INFINITY : nowMs + op.latestMs, ...(op.units === null ? {} : { units: op.units }), ...(op.random === null ? {} : { random: op.random }), ...(holding ? { holding } : {}) };
     const start = startOfClaim(this.memory.snapshot(), scopes, nowMs);
     const expected = await this.memory.claim(scopes, request);
     for (const mark of claimMarks(start, request, expected.result, this.governor)) this.reached(mark);
     expect(await this.redis.claim(scopes, request), where).toEqual(expected);
     const result = expected.result;
-    if (result.kind === "go") {
+    if (holding && !(result.kind === "go" && result.seq === holding.seq)) this.outstanding[scopes.governor] = open.filter((seq) => seq !== holding.seq);
+    if (holding && result.kind === "go" && result.seq === holding.seq) this.reached("go: held grant kept");
+    else if (result.kind === "go") {
       const scope = scopes.governor;
       this.granted[scope]!.push(result.seq);
       this.outstanding[scope]!.push(result.seq);
@@ -1079,7 +1088,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu", async () => {
+  it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu; and on a held grant claimed again", async () => {
     const both = new SideBySide(raw, server.url, "concurrency:", T0);
     try {
       const counted = (left: number, concurrent = false): ObservedBudget => shown({ remaining: left, limit: 3, resetAtMs: T0 + 1000, concurrent });
@@ -1113,6 +1122,26 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = T0 + 600;
       await both.observe("api|drained", answer(seqOf(lone), T0 + 400, "ok", counted(0)));
       expect(both.memory.snapshot().get("api|drained")).toMatchObject({ concurrency: "ruled-out", limit: 3 });
+
+      // A probe's grant held for the reset, claimed again: kept while nothing earlier can be given,
+      // moved to now once the count shows a concurrency limit; a held seq not counted is claimed afresh.
+      both.nowMs = T0;
+      const first = await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = T0 + 200;
+      await both.observe("api|held", answer(seqOf(first), T0, "ok", counted(2)));
+      const a = await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY });
+      await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY });
+      const late = await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY });
+      if (late.kind !== "go") expect.fail("expected a grant at the reset");
+      const holding = { seq: late.seq, atMs: late.atMs };
+      both.nowMs = T0 + 300;
+      expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding })).toMatchObject({ kind: "go", seq: late.seq, atMs: T0 + 1000, probe: true });
+      both.nowMs = T0 + 400;
+      await both.observe("api|held", answer(seqOf(a), T0 + 200, "ok", counted(2)));
+      expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding })).toMatchObject({ kind: "go", atMs: T0 + 400, probe: false });
+      expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding: { seq: 999, atMs: T0 + 5000 } })).toMatchObject({ kind: "go", atMs: T0 + 400 });
+      // A holding that is no grant is ignored (a fresh claim): both sides read it alike.
+      expect((await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding: { seq: 1.5, atMs: Number.NaN } })).kind).toBe("wait");
     } finally {
       await both.close();
     }

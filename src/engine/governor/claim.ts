@@ -144,6 +144,42 @@ export function claim(current: GovernorState, request: ClaimRequest, options: Go
 
 /** claim() on a state the caller owns (a store's own copy): changed in place, no copy made. */
 export function claimInPlace(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
+  const held = request.holding;
+  // A held grant that is no grant (not a whole seq, not a time) is ignored: a fresh claim is made.
+  if (held && Number.isSafeInteger(held.seq) && held.seq > 0 && Number.isFinite(held.atMs)) return claimAgain(state, request, held, options);
+  return claimNext(state, request, options);
+}
+
+/**
+ * A held grant claimed again: the start the state would give now, where it is earlier than the one
+ * held (which is given back), else the held one, unchanged. A probe granted at a budget's reset
+ * keeps its worker asleep until then, although the answers still coming in may show, a moment
+ * later, that the scope is a concurrency limit (no reset to wait for): 20 workers behind one that
+ * slept for a 1 s reset took 4.4 x the ideal time. A held grant the state no longer counts (a
+ * lesson replaced the slots it was learned from) leaves its lease too and is claimed afresh, and so
+ * is one whose start has passed, falls before a wait the server told since it was granted, or
+ * after the latest start the caller now asks for.
+ */
+function claimAgain(state: GovernorState, request: ClaimRequest, held: { seq: number; atMs: number }, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
+  const fresh = { ...request, holding: undefined };
+  if (!state.slots.some(([, seq]) => seq === held.seq)) return claimNext(releaseInPlace(state, held.seq), fresh, options);
+  const trial = claimNext(releaseInPlace(copyState(state), held.seq), fresh, options);
+  // A held start now past, before a wait the server told since, or after the latest start asked
+  // for, is no longer one to keep.
+  if (held.atMs < Math.max(clampTime(request.nowMs), state.notBeforeMs) || held.atMs > request.latestStartMs) return trial;
+  if (trial.result.kind === "go" && trial.result.atMs < held.atMs) return trial;
+  // Kept: the state is returned untouched (a store need not write it, nor wake anyone).
+  return { state, result: { kind: "go", atMs: held.atMs, seq: held.seq, probe: state.probe?.seq === held.seq, why: KEPT_WHY } };
+}
+
+const KEPT_WHY = "the start already granted is still the earliest";
+
+/** Whether a claim's answer is the held grant kept as it was (nothing in the state changed). */
+export function keptHeldGrant(request: ClaimRequest, result: ClaimResult): boolean {
+  return request.holding !== undefined && result.kind === "go" && result.seq === request.holding.seq && result.why === KEPT_WHY;
+}
+
+function claimNext(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
   const nowMs = clampTime(request.nowMs);
   state.updatedAtMs = nowMs;
   prune(state, nowMs);
@@ -185,7 +221,10 @@ export function claimInPlace(state: GovernorState, request: ClaimRequest, option
 
 /** Cancels a granted claim that will not be sent (its caller deferred or was aborted before sending). */
 export function release(current: GovernorState, seq: number): GovernorState {
-  const state = copyState(current);
+  return releaseInPlace(copyState(current), seq);
+}
+
+function releaseInPlace(state: GovernorState, seq: number): GovernorState {
   state.slots = state.slots.filter(([, s]) => s !== seq);
   state.inFlight = state.inFlight.filter(([s]) => s !== seq);
   if (state.probe?.seq === seq) state.probe = null;

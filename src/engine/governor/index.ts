@@ -6,7 +6,7 @@
 import { clampTime, clip, copyState } from "./state";
 import type { GovernorState } from "./types";
 
-export { claim, claimInPlace, isCold, prune, recheckMs, release } from "./claim";
+export { claim, claimInPlace, isCold, keptHeldGrant, prune, recheckMs, release } from "./claim";
 export { observe, observeInPlace } from "./observe";
 export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";
 export { boundSlots, clampTime, copyState, emptyState, MAX_SLOTS, readState } from "./state";

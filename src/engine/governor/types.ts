@@ -155,6 +155,12 @@ export interface ClaimRequest {
    * deterministic.
    */
   random?: number;
+  /**
+   * A start this caller was granted and has not used (a probe's, far ahead): it is kept unless an
+   * earlier one can be granted now, and a kept one is answered as it was granted. A grant never
+   * moves by itself; its holder asks again when the scope's state changes.
+   */
+  holding?: { seq: number; atMs: number };
 }
 
 export type ClaimResult =

@@ -696,6 +696,27 @@ local function release(state, seq)
   for _, s in ipairs(state.slots) do latest = math.max(latest, s[1]) end
   state.lastGrantMs = latest
 end
+
+-- claim.ts claimAgain: a held grant is kept unless an earlier start can be granted now; one the
+-- state no longer counts is claimed afresh. Returns the answer and the state to save (a kept
+-- grant's is untouched and not saved).
+local function claimAgain(state, request, held, options)
+  local counted = false
+  for _, s in ipairs(state.slots) do
+    if s[2] == held.seq then counted = true end
+  end
+  if not counted then
+    release(state, held.seq)
+    return claimInPlace(state, request, options), state
+  end
+  local trial = decodeState(encodeState(state))
+  release(trial, held.seq)
+  local r = claimInPlace(trial, request, options)
+  if held.atMs < math.max(clampTime(request.nowMs), state.notBeforeMs) or held.atMs > request.latestStartMs then return r, trial end
+  if r.kind == "go" and r.atMs < held.atMs then return r, trial end
+  local probe = state.probe ~= nil and state.probe.seq == held.seq
+  return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, why = "the start already granted is still the earliest", kept = true }, state
+end
 `;
 
 /** observe.ts: learning from answers; and index.ts holdUntil. */

@@ -56,8 +56,16 @@ for i = 2, #KEYS do
   local held = decodeState(redis.call("GET", KEYS[i]))
   if held and held.notBeforeMs > state.notBeforeMs then holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType) end
 end
-local r = claimInPlace(state, { nowMs = nowMs, latestStartMs = latest, units = nn(args.units), random = nn(args.random) }, args)
-save(KEYS[1], state, nowMs)
+local request = { nowMs = nowMs, latestStartMs = latest, units = nn(args.units), random = nn(args.random) }
+local holding = nn(args.holding)
+local r
+-- claim.ts claimInPlace: a held grant that is no grant (not a whole seq, not a time) is ignored.
+if holding and isCount(holding.seq) and holding.seq > 0 and isFiniteNumber(holding.atMs) then
+  r, state = claimAgain(state, request, holding, args)
+else
+  r = claimInPlace(state, request, args)
+end
+if not r.kept then save(KEYS[1], state, nowMs) end
 local body
 if r.kind == "go" then
   body = '{"kind":"go","atMs":' .. num(r.atMs) .. ',"seq":' .. num(r.seq) .. ',"probe":' .. bool(r.probe) .. ',"why":' .. cjson.encode(r.why) .. "}"

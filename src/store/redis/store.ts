@@ -23,7 +23,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { clip } from "../../engine/governor/state";
-import { DEFAULT_GOVERNOR_OPTIONS, readState, type ClaimRequest, type GovernorOptions, type GovernorState, type LimitType, type Observation } from "../../engine";
+import { DEFAULT_GOVERNOR_OPTIONS, keptHeldGrant, readState, type ClaimRequest, type GovernorOptions, type GovernorState, type LimitType, type Observation } from "../../engine";
 import { defaultStoreClock, type StoreClock } from "../memory";
 import { DEFAULT_QUEUE_LIMITS, MAX_QUEUE_NAME_LENGTH } from "../queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, ParkResult, QueueLimits, StoreClaim, TakeResult } from "../types";
@@ -129,12 +129,13 @@ class RedisGovernorStore implements RedisStore {
       latestStartMs: Number.isFinite(request.latestStartMs) ? request.latestStartMs : null,
       units: request.units ?? null,
       random: request.random ?? null,
+      holding: request.holding ?? null,
     };
     const sentMs = this.clock.nowMs();
     const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);
     const answer = JSON.parse(text) as StoreClaim;
     if (!this.options.nowForTest) this.connection.learnOffset(answer.nowMs, sentMs, this.clock.nowMs());
-    this.waiters.notify(scopes.governor);
+    if (!keptHeldGrant(request, answer.result)) this.waiters.notify(scopes.governor);
     return { result: answer.result, nowMs: answer.nowMs };
   }
 

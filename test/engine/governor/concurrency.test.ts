@@ -114,6 +114,26 @@ describe("a concurrency limit", () => {
     expect(scope.state.concurrency).toBe("inferred");
   });
 
+  it("a probe's grant held for the reset is kept as it was when claimed again with nothing earlier to give, and starts at once once the count shows a concurrency limit", () => {
+    const scope = Scope.afterReading(T0 + 200, counted(2));
+    const a = scope.go(T0 + 200);
+    scope.go(T0 + 200);
+    const late = scope.go(T0 + 200);
+    expect(late).toMatchObject({ probe: true, atMs: T0 + 1000 });
+    const before = scope.state;
+    expect(scope.claimAgain(T0 + 300, late)).toMatchObject({ kind: "go", seq: late.seq, atMs: late.atMs, probe: true });
+    expect(scope.state).toEqual(before);
+    scope.answer(a, T0 + 400, { budget: counted(2) });
+    expect(scope.state.concurrency).toBe("inferred");
+    const again = scope.claimAgain(T0 + 400, late);
+    expect(again).toMatchObject({ kind: "go", atMs: T0 + 400, probe: false });
+    // Under the cap of 3: the one still out, the grant claimed again, and one more.
+    expect(scope.go(T0 + 400).atMs).toBe(T0 + 400);
+    expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+    // A held seq the state does not count (given back, or replaced by a lesson) is claimed afresh.
+    expect(scope.claimAgain(T0 + 400, { seq: 999, atMs: T0 + 5000 })).toMatchObject({ kind: "wait" });
+  });
+
   it("grants given while a window paced the scope keep their places, and new ones do not queue behind them", () => {
     // A window model first: the probe's reading of 2 left lets two go now and puts a third after the reset.
     const scope = Scope.afterReading(T0 + 200, counted(2));

@@ -38,6 +38,13 @@ export class Scope {
     return next.result;
   }
 
+  /** A held grant claimed again (ClaimRequest.holding): kept unless an earlier start is granted. */
+  claimAgain(nowMs: number, held: Pick<Go, "seq" | "atMs">, latestStartMs = nowMs + HOUR_MS): ClaimResult {
+    const next = claim(this.state, { nowMs, latestStartMs, holding: { seq: held.seq, atMs: held.atMs } }, this.options);
+    this.state = next.state;
+    return next.result;
+  }
+
   /** A claim that must be granted. */
   go(nowMs: number, latestStartMs = nowMs + HOUR_MS, random?: number): Go {
     const result = this.claim(nowMs, latestStartMs, random);
