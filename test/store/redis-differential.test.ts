@@ -852,18 +852,21 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(starts[29]! - starts[1]!).toBe(28 * 500);
   });
 
-  it("agrees that a bucket's estimated rate grants starts at most two units' spacing ahead, and that a start further off waits", async () => {
+  it("agrees that a bucket's estimated rate grants starts at most two units' spacing ahead and at most 2 s ahead, and that a start further off waits", async () => {
     const both = new SideBySide(raw, server.url, "horizon:", T0);
-    const scope = "api|horizon";
-    const kinds: string[] = [];
+    const kinds: Record<string, string[]> = { "api|forty": [], "api|ten": [] };
     try {
-      // Shopify REST: 10 of 10 used, the documented rate for that size (0.5 per s) an estimate.
-      await both.sendAndAnswer(scope, T0, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }), 80);
-      for (let i = 0; i < 4; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      // Shopify REST: all used, the documented rate for the size an estimate: 2 per s for 40 (two
+      // units are 1 s), 0.5 per s for 10 (one unit is 2 s: the 2 s bound holds).
+      await both.sendAndAnswer("api|forty", T0, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }), 80);
+      await both.sendAndAnswer("api|ten", T0, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }), 80);
+      for (const scope of ["api|forty", "api|ten"]) {
+        for (let i = 0; i < 4; i++) kinds[scope]!.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      }
     } finally {
       await both.close();
     }
-    expect(kinds).toEqual(["go", "go", "wait", "wait"]);
+    expect(kinds).toEqual({ "api|forty": ["go", "go", "wait", "wait"], "api|ten": ["go", "wait", "wait", "wait"] });
   });
 
   it("agrees that successes showing no count shorten an estimated bucket rate that a later 429 shows", async () => {

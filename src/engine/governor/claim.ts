@@ -105,9 +105,14 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
  * never move, and a start granted far ahead keeps the rate of its day: Shopify's 2 per s for a
  * bucket of 10 that came back as soon as its requests were answered (a concurrency limit) granted
  * starts 2 s apart up to 22 s ahead before the count proved it 4 per s (22 x ideal; 7.8 x now).
- * Further starts are claimed again when near, at the rate known then.
+ * Further starts are claimed again when near, at the rate known then. Nor more than
+ * ESTIMATED_HORIZON_MAX_MS ahead (unless four answer times are longer): the documented rate scaled
+ * to a bucket of 3 (3 per 20 s) granted starts 13 s ahead, each of which only one answer could
+ * prove too slow, and a concurrency limit of 3 behind those headers took 60.6 x ideal (4.4 x with
+ * this). Shopify's own sizes (40 at 2 per s, 80 at 4) keep their two units.
  */
 const ESTIMATED_HORIZON_UNITS = 2;
+const ESTIMATED_HORIZON_MAX_MS = 2000;
 
 /**
  * A fixed window's starts are laid from its learned length and the last reset read, and later
@@ -121,7 +126,7 @@ const ESTIMATED_HORIZON_UNITS = 2;
 function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
   const windowMs = state.windowMs;
   if (windowMs !== null && state.limit !== null && state.refill === "bucket" && state.windowSource === "inferred") {
-    const horizonMs = Math.round(Math.max(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), 4 * state.rttMs));
+    const horizonMs = Math.round(Math.max(Math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs));
     if (atMs - nowMs <= horizonMs) return null;
     return { kind: "wait", untilMs: atMs - horizonMs, why: "estimated rate: a start far ahead is claimed when it is near, at the rate known then" };
   }

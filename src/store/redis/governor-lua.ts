@@ -619,13 +619,15 @@ local function heldByInFlightCap(state, nowMs)
 end
 
 -- claim.ts beyondNextWindow: a start more than a window ahead is not reserved yet in a fixed window, or an assumed one.
--- claim.ts ESTIMATED_HORIZON_UNITS: an estimated bucket rate grants starts this many units' spacing ahead.
+-- claim.ts ESTIMATED_HORIZON_UNITS: an estimated bucket rate grants starts this many units' spacing
+-- ahead, and at most ESTIMATED_HORIZON_MAX_MS (unless four answer times are longer).
 local ESTIMATED_HORIZON_UNITS = 2
+local ESTIMATED_HORIZON_MAX_MS = 2000
 
 local function beyondNextWindow(state, nowMs, atMs)
   local windowMs = state.windowMs
   if windowMs ~= nil and state.limit ~= nil and state.refill == "bucket" and state.windowSource == "inferred" then
-    local horizonMs = jsRound(math.max(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), 4 * state.rttMs))
+    local horizonMs = jsRound(math.max(math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs))
     if atMs - nowMs <= horizonMs then return nil end
     return { kind = "wait", untilMs = atMs - horizonMs, why = "estimated rate: a start far ahead is claimed when it is near, at the rate known then" }
   end

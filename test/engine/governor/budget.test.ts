@@ -133,15 +133,25 @@ describe("a shown budget is never overrun", () => {
   });
 
   it("a bucket's estimated rate grants starts at most two units' spacing ahead: a start further off is claimed again when near, at the rate known then", () => {
-    // Shopify REST shows 10 of 10 used; its documented rate for that size is 0.5 per s (2 s a unit).
-    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
+    // Shopify REST shows 40 of 40 used; its documented rate for that size is 2 per s (500 ms a unit).
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }));
     const results = [scope.claim(T0 + 50), scope.claim(T0 + 50), scope.claim(T0 + 50)];
     expect(results.map((r) => r.kind)).toEqual(["go", "go", "wait"]);
     const [first, second, third] = results as [Go, Go, Extract<ClaimResult, { kind: "wait" }>];
-    expect(second.atMs - first.atMs).toBe(2000);
-    // It asks again when its start (2 s after the second) is 4 s away; nothing is reserved for it.
-    expect(third.untilMs).toBe(second.atMs + 2000 - 4000);
+    expect(second.atMs - first.atMs).toBe(500);
+    // It asks again when its start (500 ms after the second) is two units (1 s) away; nothing is reserved for it.
+    expect(third.untilMs).toBe(second.atMs + 500 - 1000);
     expect(scope.state.slots.map(([, seq]) => seq)).toEqual([first.seq, second.seq]);
+  });
+
+  it("a bucket's estimated rate grants no start more than 2 s ahead, however slow the estimate: a later one is claimed when near, at the rate the count proves by then", () => {
+    // 10 of 10 used; the documented 2 per s for 40, scaled to 10, is 0.5 per s: 2 s a unit.
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
+    const first = scope.go(T0 + 50);
+    expect(first.atMs - (T0 + 50)).toBeLessThanOrEqual(2000);
+    const next = scope.claim(T0 + 50);
+    expect(next).toMatchObject({ kind: "wait", untilMs: first.atMs + 2000 - 2000 });
+    expect(scope.state.slots.map(([, seq]) => seq)).toEqual([first.seq]);
   });
 
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
