@@ -9,8 +9,9 @@
  *
  * Outcomes: "success" (a final answer < 400 that is not a throttle); "http_error" (a final answer
  * >= 400 that is not a throttle: 404, 400, a permission 403); "gave_up" (a retryable failure that
- * ran out of attempts or time with no known resume time); "deferred" (onLongWait "defer": the
- * wait is longer than the inline limit; notBefore says when to resume). onLongWait "fail" throws
+ * ran out of attempts or time with no known resume time: a 5xx, a dropped connection); "deferred"
+ * (onLongWait "defer": the wait is longer than the inline limit, or throttles used up the attempts
+ * or the time; notBefore says when to resume). onLongWait "fail" throws
  * ThrottleDeferredError { notBefore, waitMs, provider, scope, reason } instead. A write that got
  * no answer and has no idempotency key throws WriteOutcomeUnknownError and is never repeated; a
  * response over the size limit throws ResponseTooLargeError.

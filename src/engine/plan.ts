@@ -113,10 +113,12 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
   }
 
   if (!(history.attempts < policy.maxAttempts)) {
+    const notBefore = serverWaitMs === null ? resumeAfterThrottle(verdict, history, policy, options) : at(serverWaitMs);
+    const stopped = `${history.attempts} attempt(s) (maxAttempts ${policy.maxAttempts})`;
     return {
       decision: "fail",
-      reason: `Gave up after ${history.attempts} attempt(s) (maxAttempts ${policy.maxAttempts}). ${verdict.reason}`,
-      notBefore: serverWaitMs === null ? null : at(serverWaitMs),
+      reason: notBefore === null ? `Gave up after ${stopped}. ${verdict.reason}` : `No attempt left after ${stopped}; resume at ${notBefore}. ${verdict.reason}`,
+      notBefore,
     };
   }
   const firstAttemptAtMs = Number.isFinite(history.firstAttemptAtMs) ? history.firstAttemptAtMs : nowMs;
@@ -163,20 +165,36 @@ function planServerWait(verdict: Verdict, history: AttemptHistory, policy: Retry
  */
 const TRANSIENT_BASE_SHARE = 0.2;
 
-function planBackoff(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, remainingMs: number): Decision {
+/** The backoff before the next attempt when the server named no wait. */
+function backoffWaitMs(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): number {
   const previousWaitMs = history.previousWaitMs;
-  const waitMs = backoffMs(policy.jitter, {
+  return backoffMs(policy.jitter, {
     retry: history.attempts,
     baseMs: verdict.throttled || verdict.status === 0 ? policy.backoffBaseMs : policy.backoffBaseMs * TRANSIENT_BASE_SHARE,
     capMs: policy.backoffCapMs,
     previousWaitMs: typeof previousWaitMs === "number" && Number.isFinite(previousWaitMs) ? previousWaitMs : null,
     random: () => draw(options.random),
   });
+}
+
+/**
+ * When a throttle with no wait named ends the attempts or the time, the backoff the next attempt
+ * would have waited is the time to resume from: the request is deferred with it (a Deferred
+ * branch, or Prismatic's flow retry) rather than given up. A rate limit is not the request's own
+ * failure: the breaker's probe, sent again and again while a 60 s window is spent, took every throttle
+ * of the scope and gave up after 5, although the others waiting behind it succeeded later.
+ */
+function resumeAfterThrottle(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): string | null {
+  return verdict.throttled ? isoAt(options.nowMs + backoffWaitMs(verdict, history, policy, options)) : null;
+}
+
+function planBackoff(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, remainingMs: number): Decision {
+  const waitMs = backoffWaitMs(verdict, history, policy, options);
   if (waitMs > remainingMs) {
     return {
       decision: "fail",
       reason: `No wait from the server and the ${seconds(waitMs)} backoff would pass the total-time limit. ${verdict.reason}`,
-      notBefore: null,
+      notBefore: verdict.throttled ? isoAt(options.nowMs + waitMs) : null,
     };
   }
   const notBefore = isoAt(options.nowMs + waitMs);

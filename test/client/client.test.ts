@@ -182,6 +182,19 @@ describe("createThrottleClient against a loopback server", () => {
     expect(store.snapshot().get(scope)?.breakerOpen).toBe(false);
   });
 
+  it("a throttle that names no wait and uses up the attempts is deferred to the backoff after it, not given up; a 503 is given up", async () => {
+    const clock = virtualClock();
+    const noWait = { status: 429, body: { error: "slow down" } };
+    server = await startServer([noWait, noWait, { status: 503, body: "unavailable" }, { status: 503, body: "unavailable" }]);
+    const client = createThrottleClient({ baseUrl: server.url, clock, store: createMemoryStore({ clock }), onLongWait: "defer", policy: { maxAttempts: 2, jitter: "none" } });
+    const throttled = await client.request({ method: "GET", url: "/a" });
+    expect(throttled).toMatchObject({ outcome: "deferred" });
+    expect(throttled.outcome === "deferred" && Date.parse(throttled.notBefore)).toBe(clock.nowMs() + 1000);
+    const failed = await client.request({ method: "GET", url: "/b" });
+    expect(failed.outcome).toBe("gave_up");
+    expect(server.calls).toHaveLength(4);
+  });
+
   it("caps every sleep below 2^31 ms, even for a 30-day wait", async () => {
     const clock = virtualClock();
     server = await startServer([tooMany(30 * 86_400), ok]);

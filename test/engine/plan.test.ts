@@ -127,7 +127,20 @@ describe("plan: what is never retried, and hard caps", () => {
   it("fails rather than back off past the total-time limit when the server gave no wait", () => {
     const history = { attempts: 3, firstAttemptAtMs: NOW_MS - DEFAULT_POLICY.maxTotalMs + 100 };
     const decision = plan(verdictFor(429), history, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.5 });
-    expect(decision.decision).toBe("fail");
+    // A throttle is resumed after the backoff it would have waited (500 ms x 2^2); a 503 is given up.
+    expect(decision).toMatchObject({ decision: "fail", notBefore: new Date(NOW_MS + 2000).toISOString() });
+    expect(plan(verdictFor(503), history, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.5 })).toMatchObject({ decision: "fail", notBefore: null });
+  });
+
+  it("a throttle with no wait named that runs out of attempts carries the backoff's notBefore to resume from; a 503 does not", () => {
+    const history = { attempts: DEFAULT_POLICY.maxAttempts, firstAttemptAtMs: NOW_MS };
+    const policy = { ...DEFAULT_POLICY, jitter: "none" as const };
+    const throttled = plan(verdictFor(429), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(throttled).toMatchObject({ decision: "fail", notBefore: new Date(NOW_MS + 500 * 2 ** (DEFAULT_POLICY.maxAttempts - 1)).toISOString() });
+    expect(throttled.reason).toMatch(/^No attempt left after 5 attempt\(s\) \(maxAttempts 5\); resume at /);
+    const failed = plan(verdictFor(503), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(failed).toMatchObject({ decision: "fail", notBefore: null });
+    expect(failed.reason).toMatch(/^Gave up after 5 attempt/);
   });
 });
 
