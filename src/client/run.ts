@@ -221,8 +221,10 @@ export class RequestRun {
       // later than the log does. Give the slot back and claim again (a few times at most).
       if (ctx.clock.nowMs() - startAtMs > LATE_START_MS && lateReclaims < MAX_LATE_RECLAIMS) {
         lateReclaims += 1;
+        // The grant held now (claimed again while it waited, it may be another than the first).
+        const heldSeq = this.claimSeq ?? result.seq;
         this.claimSeq = null;
-        await ctx.store.release(req.governorScope, result.seq);
+        await ctx.store.release(req.governorScope, heldSeq);
         continue;
       }
       this.sentAtMs = ctx.clock.nowMs();

@@ -4,7 +4,7 @@
  * probe's answer arrives), not after a fixed lease.
  */
 import { randomBytes } from "node:crypto";
-import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, keptHeldGrant, emptyState, holdUntil, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, keptHeldGrant, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import { createQueueSet } from "./queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
 
