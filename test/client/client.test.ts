@@ -379,6 +379,45 @@ describe("a probe's start far ahead (a budget's reset)", () => {
     expect(sentEarly).toBe(true);
     expect(claims).toEqual(["go +10000 probe", "go +0 probe"]);
   });
+
+  it("a grant taken instead of the held one, then started late, is the one given back", async () => {
+    server = await startServer([ok, ok]);
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    const sleepers: Array<{ untilMs: number; wake: () => void }> = [];
+    const clock = {
+      nowMs: () => nowMs,
+      sleep: (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve, reject) => {
+          sleepers.push({ untilMs: nowMs + ms, wake: resolve });
+          signal?.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
+        }),
+    };
+    const claims: string[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}` : e.result.kind)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    const scope = await client.scopeOf("/items");
+    const reading = (remaining: number, resetInMs: number) => ({ remaining, limit: 5, resetAtMs: nowMs + resetInMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
+    const answer = async (seq: number, budget: ReturnType<typeof reading>) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget, reason: "200" });
+    // One left, reset in 10 s; another request of ours takes it and is still out.
+    const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    await answer(first.result.kind === "go" ? first.result.seq : -1, reading(1, 10_000));
+    const other = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    claims.length = 0;
+    const pending = client.request({ method: "GET", url: "/items" });
+    while (claims.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The other's answer names a reset 3 s away: the held probe (at 10 s) is claimed again and replaced by one at 3 s.
+    await answer(other.result.kind === "go" ? other.result.seq : -1, reading(0, 3_000));
+    while (claims.length < 2) await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toEqual(["go +10000", "go +3000"]);
+    // The event loop stalls: the 3 s start is taken 5 s late, so that grant is given back and claimed again.
+    nowMs += 8_000;
+    for (const sleeper of sleepers.splice(0)) sleeper.wake();
+    const result = await pending;
+    expect(result.outcome).toBe("success");
+    expect(claims).toEqual(["go +10000", "go +3000", "go +0"]);
+    // Nothing of ours is left leased: the grant at 3 s was given back, and the one sent was answered.
+    expect(store.snapshot().get(scope)?.inFlight).toEqual([]);
+  });
 });
 
 describe("the server's clock, read from the Date of the first answer that speaks of a limit", () => {
