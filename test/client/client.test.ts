@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
 import { createMemoryStore } from "../../src/store";
-import { recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
+import { heldClock, recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -339,23 +339,9 @@ describe("a start taken late (an event loop stalled by other work)", () => {
 describe("a probe's start far ahead (a budget's reset)", () => {
   it("is claimed again when the scope's state changes while it waits, and goes as soon as the state allows", async () => {
     server = await startServer([ok]);
-    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
     // A clock whose sleeps end only when the test moves it on, or when the store wakes the sleeper.
-    const sleepers: Array<{ untilMs: number; wake: () => void }> = [];
-    const clock = {
-      nowMs: () => nowMs,
-      sleep: (ms: number, signal?: AbortSignal) =>
-        new Promise<void>((resolve, reject) => {
-          const sleeper = { untilMs: nowMs + ms, wake: resolve };
-          sleepers.push(sleeper);
-          signal?.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
-        }),
-    };
-    const advance = (ms: number) => {
-      nowMs += ms;
-      for (const sleeper of sleepers.splice(0)) if (sleeper.untilMs <= nowMs) sleeper.wake();
-      else sleepers.push(sleeper);
-    };
+    const clock = heldClock();
+    const nowMs = clock.nowMs();
     const claims: string[] = [];
     const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${e.result.probe ? " probe" : ""}` : e.result.kind)) });
     const client = createThrottleClient({ baseUrl: server.url, store, clock });
@@ -373,7 +359,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
     await store.clear(scope);
     for (let i = 0; i < 50 && server.calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
     const sentEarly = server.calls.length === 1;
-    if (!sentEarly) advance(10_000);
+    if (!sentEarly) clock.advance(10_000);
     const result = await pending;
     expect(result.outcome).toBe("success");
     expect(sentEarly).toBe(true);
@@ -382,20 +368,12 @@ describe("a probe's start far ahead (a budget's reset)", () => {
 
   it("a grant taken instead of the held one, then started late, is the one given back", async () => {
     server = await startServer([ok, ok]);
-    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
-    const sleepers: Array<{ untilMs: number; wake: () => void }> = [];
-    const clock = {
-      nowMs: () => nowMs,
-      sleep: (ms: number, signal?: AbortSignal) =>
-        new Promise<void>((resolve, reject) => {
-          sleepers.push({ untilMs: nowMs + ms, wake: resolve });
-          signal?.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
-        }),
-    };
+    const clock = heldClock();
     const claims: string[] = [];
     const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}` : e.result.kind)) });
     const client = createThrottleClient({ baseUrl: server.url, store, clock });
     const scope = await client.scopeOf("/items");
+    const nowMs = clock.nowMs();
     const reading = (remaining: number, resetInMs: number) => ({ remaining, limit: 5, resetAtMs: nowMs + resetInMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
     const answer = async (seq: number, budget: ReturnType<typeof reading>) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget, reason: "200" });
     // One left, reset in 10 s; another request of ours takes it and is still out.
@@ -410,8 +388,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
     while (claims.length < 2) await new Promise((resolve) => setImmediate(resolve));
     expect(claims).toEqual(["go +10000", "go +3000"]);
     // The event loop stalls: the 3 s start is taken 5 s late, so that grant is given back and claimed again.
-    nowMs += 8_000;
-    for (const sleeper of sleepers.splice(0)) sleeper.wake();
+    clock.advance(8_000);
     const result = await pending;
     expect(result.outcome).toBe("success");
     expect(claims).toEqual(["go +10000", "go +3000", "go +0"]);

@@ -75,6 +75,30 @@ export async function startServer(replies: Array<Reply | ((req: RecordedRequest,
   };
 }
 
+/**
+ * A manual clock whose sleeps end only when the test moves it past them (advance), or when the
+ * sleeper's signal aborts it (a store waking its waiters): for tests of what happens meanwhile.
+ */
+export function heldClock(startMs = Date.parse("2027-01-04T09:00:00.000Z")) {
+  let now = startMs;
+  const sleepers: Array<{ untilMs: number; wake: () => void }> = [];
+  return {
+    nowMs: () => now,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        sleepers.push({ untilMs: now + ms, wake: resolve });
+        signal?.addEventListener("abort", () => reject(Object.assign(new Error("aborted"), { name: "AbortError" })), { once: true });
+      }),
+    advance(ms: number) {
+      now += ms;
+      for (const sleeper of sleepers.splice(0)) {
+        if (sleeper.untilMs <= now) sleeper.wake();
+        else sleepers.push(sleeper);
+      }
+    },
+  };
+}
+
 /** A manual clock for the client: sleeping advances virtual time at once. */
 export function virtualClock(startMs = Date.parse("2026-01-01T00:00:00.000Z")) {
   let now = startMs;
