@@ -869,6 +869,23 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(kinds).toEqual({ "api|forty": ["go", "go", "wait", "wait"], "api|ten": ["go", "wait", "wait", "wait"] });
   });
 
+  it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
+    const both = new SideBySide(raw, server.url, "size:", T0);
+    const kinds: Record<string, string[]> = { "api|size": [], "api|ahead": [] };
+    try {
+      // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.
+      await both.sendAndAnswer("api|size", T0, shown({ remaining: 3, limit: 3, restorePerSecond: 60 }), 50);
+      // None left, refilling 30 per s: starts at 50, 67 and 100 ms, the fourth's at 133 within two round trips of them.
+      await both.sendAndAnswer("api|ahead", T0, shown({ remaining: 0, limit: 3, restorePerSecond: 30 }), 50);
+      for (const scope of ["api|size", "api|ahead"]) {
+        for (let i = 0; i < 4; i++) kinds[scope]!.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      }
+    } finally {
+      await both.close();
+    }
+    expect(kinds).toEqual({ "api|size": ["go", "go", "go", "wait"], "api|ahead": ["go", "go", "go", "wait"] });
+  });
+
   it("agrees that successes showing no count shorten an estimated bucket rate that a later 429 shows", async () => {
     const both = new SideBySide(raw, server.url, "admitted:", T0);
     const scope = "api|admitted";

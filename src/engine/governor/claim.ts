@@ -100,6 +100,32 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
 }
 
 /**
+ * A bucket takes no more requests in flight at once than it holds: more overrun it unless it
+ * refills them all within one round trip, and one that does is a concurrency limit to us (as fast,
+ * whichever it is). A count that comes back as soon as its requests are answered (a concurrency
+ * limit behind Shopify REST's used/limit, which shows no reset) was read as a bucket refilling at
+ * the rate it came back, and starts went while the limit's places were all taken: a limit of 3
+ * behind those headers, 50 workers, was throttled 37 times, each a 2 s Retry-After for the whole
+ * scope (15.6 x ideal; none, 1.5 x with this). Counted at the start asked for: ours sent and not
+ * answered, and those granted to start within two round trips before it (one let a start go at
+ * the instant the answer before it was due, and be throttled: an answer comes when it comes). A
+ * start granted further ahead is answered by then, as a slower bucket's own spacing expects.
+ */
+function heldByBucketSize(state: GovernorState, nowMs: number, atMs: number, leaseMs: number): ClaimResult | null {
+  if (state.refill !== "bucket" || state.limit === null) return null;
+  const sizeRequests = Math.max(1, Math.floor(state.limit / state.unitsPerRequest));
+  const rttMs = state.rttMs || 100;
+  let out = 0;
+  for (const [, untilMs] of state.inFlight) {
+    const startMs = untilMs - leaseMs;
+    if (startMs <= atMs && (startMs <= nowMs || startMs >= atMs - 2 * rttMs)) out += 1;
+  }
+  if (out < sizeRequests) return null;
+  const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
+  return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why: `${out} request(s) in flight at that start, as many as the bucket holds` };
+}
+
+/**
  * How many units' spacing ahead a start is granted where the bucket's rate is an estimate (a
  * documented rate for the size shown, or one a lesson measured), at least four answer times. Grants
  * never move, and a start granted far ahead keeps the rate of its day: Shopify's 2 per s for a
@@ -218,6 +244,8 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   const earliest = earliestStart(state, floorMs, units, draw);
   if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
   if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
+  const full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs);
+  if (full) return { state, result: full };
   const beyond = beyondNextWindow(state, nowMs, earliest.atMs);
   if (beyond) return { state, result: beyond };
   const probe = "probeWanted" in earliest;

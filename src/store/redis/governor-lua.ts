@@ -618,6 +618,23 @@ local function heldByInFlightCap(state, nowMs)
   return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
 end
 
+-- claim.ts heldByBucketSize: a bucket takes no more requests in flight at a start than it holds
+-- (ours sent and unanswered, and those granted within two round trips before that start).
+local function heldByBucketSize(state, nowMs, atMs, leaseMs)
+  if state.refill ~= "bucket" or state.limit == nil then return nil end
+  local sizeRequests = math.max(1, math.floor(state.limit / state.unitsPerRequest))
+  local rttMs = rttOr100(state)
+  local out = 0
+  local leaseEndMs = INF
+  for _, f in ipairs(state.inFlight) do
+    local startMs = f[2] - leaseMs
+    if startMs <= atMs and (startMs <= nowMs or startMs >= atMs - 2 * rttMs) then out = out + 1 end
+    leaseEndMs = math.min(leaseEndMs, f[2])
+  end
+  if out < sizeRequests then return nil end
+  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight at that start, as many as the bucket holds", out) }
+end
+
 -- claim.ts beyondNextWindow: a start more than a window ahead is not reserved yet in a fixed window, or an assumed one.
 -- claim.ts ESTIMATED_HORIZON_UNITS: an estimated bucket rate grants starts this many units' spacing
 -- ahead, and at most ESTIMATED_HORIZON_MAX_MS (unless four answer times are longer).
@@ -685,6 +702,8 @@ local function claimInPlace(state, request, options)
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
+  local full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs)
+  if full then return full end
   local beyond = beyondNextWindow(state, nowMs, earliest.atMs)
   if beyond then return beyond end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)

@@ -154,6 +154,32 @@ describe("a shown budget is never overrun", () => {
     expect(scope.state.slots.map(([, seq]) => seq)).toEqual([first.seq]);
   });
 
+  it("a bucket takes no more requests in flight than it holds, however fast it refills: the next goes when one is answered", () => {
+    // 3 of 3 left after the probe's answer, refilling 60 per s (a unit every 16.7 ms): as a rate, a
+    // fourth start would go 17 ms on while the first three are still out. A concurrency limit of 3
+    // behind Shopify REST's used/limit reads just so, and throttles that fourth.
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 3, limit: 3, restorePerSecond: 60 }));
+    const three = [scope.go(T0 + 50), scope.go(T0 + 50), scope.go(T0 + 50)];
+    expect(scope.claim(T0 + 50)).toMatchObject({ kind: "wait" });
+    expect(scope.claim(T0 + 80)).toMatchObject({ kind: "wait" });
+    scope.answer(three[0]!, T0 + 100, { budget: shown({ remaining: 1, limit: 3, restorePerSecond: 60 }) });
+    expect(scope.go(T0 + 100).atMs).toBeGreaterThanOrEqual(T0 + 100);
+    expect(scope.claim(T0 + 100)).toMatchObject({ kind: "wait" });
+  });
+
+  it("a bucket's requests in flight are counted at the start asked for: starts granted ahead within two round trips of it count, further ones do not", () => {
+    // None of 3 left when the probe was counted (T0), refilling 30 per s; its answer took 50 ms.
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 3, restorePerSecond: 30 }));
+    const three = [scope.go(T0 + 50), scope.go(T0 + 50), scope.go(T0 + 50)];
+    expect(three.map((g) => Math.round(g.atMs - T0))).toEqual([50, 67, 100]);
+    // A fourth at 133 ms: the first is out, the other two start within two round trips (100 ms)
+    // before it, though the 67 ms one is due back by then: it waits for an answer.
+    expect(scope.claim(T0 + 50)).toMatchObject({ kind: "wait" });
+    // A slow bucket's starts, a second apart, are each answered before the next: none is held.
+    const slow = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 3, restorePerSecond: 1 }));
+    expect([slow.claim(T0 + 50), slow.claim(T0 + 50), slow.claim(T0 + 50), slow.claim(T0 + 50)].map((r) => r.kind)).toEqual(["go", "go", "go", "go"]);
+  });
+
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
     const scope = new Scope();
     const five = successes(scope, 5, 20);

@@ -91,11 +91,12 @@ describe("learning without budget headers", () => {
     const windowMs = c.atMs + 10 + 500 - episodeStartMs;
     expect(scope.state).toMatchObject({ limit: 2, windowMs, refill: "bucket" });
     // From then on, one start every windowMs / 2 (no burst into an empty bucket), each claimed as
-    // the one before it starts.
+    // the one before it is answered (10 ms after its start).
     let nowMs = scope.state.notBeforeMs;
     const next = Array.from({ length: 4 }, () => {
       const granted = scope.go(nowMs);
-      nowMs = granted.atMs;
+      nowMs = granted.atMs + 10;
+      scope.answer(granted, nowMs);
       return granted;
     });
     for (let i = 1; i < next.length; i++) expect(next[i]!.atMs - next[i - 1]!.atMs).toBeGreaterThanOrEqual(Math.floor(windowMs / 2));
