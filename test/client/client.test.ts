@@ -397,6 +397,38 @@ describe("a probe's start far ahead (a budget's reset)", () => {
   });
 });
 
+describe("a start laid from an estimated bucket rate (Shopify REST's documented rate for the size shown)", () => {
+  it("is claimed again when a reading comes in while it waits, and goes as soon as the count allows", async () => {
+    server = await startServer([ok]);
+    const clock = heldClock();
+    const nowMs = clock.nowMs();
+    const claims: string[] = [];
+    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${e.result.rateEstimated ? " estimated" : ""}` : e.result.kind)) });
+    const client = createThrottleClient({ baseUrl: server.url, store, clock });
+    const scope = await client.scopeOf("/items");
+    // 1 of 10 left, at the estimate of 0.5 per s (2 s a unit); another request of ours takes it and is still out.
+    const reading = (remaining: number) => ({ remaining, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 0.5, restoreEstimated: true, unitsPerRequest: null });
+    const answer = async (seq: number, remaining: number) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: reading(remaining), reason: "200" });
+    const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    await answer(first.result.kind === "go" ? first.result.seq : -1, 1);
+    const other = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    claims.length = 0;
+    const pending = client.request({ method: "GET", url: "/items" });
+    while (claims.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toEqual(["go +2000 estimated"]);
+    // The other's answer shows the count back at 8 (the bucket refills far faster than estimated): the
+    // waiting request claims again and goes now instead of 2 s on.
+    await answer(other.result.kind === "go" ? other.result.seq : -1, 8);
+    for (let i = 0; i < 50 && server.calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+    const sentEarly = server.calls.length === 1;
+    if (!sentEarly) clock.advance(2_000);
+    const result = await pending;
+    expect(result.outcome).toBe("success");
+    expect(sentEarly).toBe(true);
+    expect(claims).toEqual(["go +2000 estimated", "go +0 estimated"]);
+  });
+});
+
 describe("the server's clock, read from the Date of the first answer that speaks of a limit", () => {
   it("reads that answer's reset against what its own Date taught, not against the truncated Date alone (up to a second late)", async () => {
     // 900 ms into a second, the server says Date 09:00:00 and a reset at 09:00:01 (100 ms away).

@@ -585,6 +585,11 @@ local function startedBy(state, atMs, leaseMs)
   return started
 end
 
+-- claim.ts rateIsEstimate: starts laid from an estimated bucket rate while the count is shown.
+local function rateIsEstimate(state)
+  return state.refill == "bucket" and state.windowSource == "inferred" and state.anchor ~= nil
+end
+
 local function grant(state, atMs, units, probe, why, options)
   local seq = state.seq + 1
   local startMs = clampTime(atMs)
@@ -597,7 +602,7 @@ local function grant(state, atMs, units, probe, why, options)
   if #state.slots > MAX_SLOTS then state.slots = boundSlots(state.slots) end
   state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
   if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
-  return { kind = "go", atMs = startMs, seq = seq, probe = probe, why = why }
+  return { kind = "go", atMs = startMs, seq = seq, probe = probe, rateEstimated = rateIsEstimate(state), why = why }
 end
 
 -- claim.ts probeOverdueMs: a probe this late is taken as lost, though its lease runs on.
@@ -736,7 +741,7 @@ local function claimAgain(state, request, held, options)
   if held.atMs < math.max(clampTime(request.nowMs), state.notBeforeMs) or held.atMs > request.latestStartMs then return r, trial end
   if r.kind == "go" and r.atMs < held.atMs then return r, trial end
   local probe = state.probe ~= nil and state.probe.seq == held.seq
-  return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, why = "the start already granted is still the earliest", kept = true }, state
+  return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, rateEstimated = rateIsEstimate(state), why = "the start already granted is still the earliest", kept = true }, state
 end
 `;
 

@@ -180,6 +180,22 @@ describe("a shown budget is never overrun", () => {
     expect([slow.claim(T0 + 50), slow.claim(T0 + 50), slow.claim(T0 + 50), slow.claim(T0 + 50)].map((r) => r.kind)).toEqual(["go", "go", "go", "go"]);
   });
 
+  it("a start is marked as laid from an estimated rate only where the bucket's rate is an estimate and its count is shown", () => {
+    const estimated = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
+    expect(estimated.go(T0 + 50)).toMatchObject({ rateEstimated: true });
+    const stated = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5 }));
+    expect(stated.go(T0 + 50)).toMatchObject({ rateEstimated: false });
+    // A rate a lesson measured with nothing shown is an estimate too, but no count can prove it faster.
+    const learned = new Scope();
+    const sent = successes(learned, 10, 10);
+    learned.throttle(learned.go(sent[9]!.atMs + 10), sent[9]!.atMs + 30, 1000);
+    const [, b] = successes(learned, 2, 10, learned.state.notBeforeMs);
+    const c = learned.go(b!.atMs + 10);
+    learned.throttle(c, c.atMs + 10, 500);
+    expect(learned.state).toMatchObject({ refill: "bucket", windowSource: "inferred", anchor: null });
+    expect(learned.go(learned.state.notBeforeMs)).toMatchObject({ rateEstimated: false });
+  });
+
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
     const scope = new Scope();
     const five = successes(scope, 5, 20);
