@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
+import type { ClaimResult } from "../../src/engine/governor";
 import { createMemoryStore } from "../../src/store";
 import { heldClock, recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
@@ -336,16 +337,30 @@ describe("a start taken late (an event loop stalled by other work)", () => {
   });
 });
 
+/**
+ * A client whose clock's sleeps end only when the test moves it on, or when the store wakes the
+ * sleeper, over a memory store that logs each claim as "go +<ms ahead><mark>" or its kind.
+ */
+async function heldClockClient(baseUrl: string, mark: (go: Extract<ClaimResult, { kind: "go" }>) => string = () => "") {
+  const clock = heldClock();
+  const claims: string[] = [];
+  const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${mark(e.result)}` : e.result.kind)) });
+  const client = createThrottleClient({ baseUrl, store, clock });
+  return { clock, claims, store, client, scope: await client.scopeOf("/items"), nowMs: clock.nowMs() };
+}
+
+/** Whether the pending request reached the server before the clock moved on; if not, the clock moves fallbackMs so that it ends. */
+async function sentBeforeClockMoves<T>(calls: readonly unknown[], clock: { advance(ms: number): void }, pending: Promise<T>, fallbackMs: number) {
+  for (let i = 0; i < 50 && calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
+  const sentEarly = calls.length === 1;
+  if (!sentEarly) clock.advance(fallbackMs);
+  return { sentEarly, result: await pending };
+}
+
 describe("a probe's start far ahead (a budget's reset)", () => {
   it("is claimed again when the scope's state changes while it waits, and goes as soon as the state allows", async () => {
     server = await startServer([ok]);
-    // A clock whose sleeps end only when the test moves it on, or when the store wakes the sleeper.
-    const clock = heldClock();
-    const nowMs = clock.nowMs();
-    const claims: string[] = [];
-    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${e.result.probe ? " probe" : ""}` : e.result.kind)) });
-    const client = createThrottleClient({ baseUrl: server.url, store, clock });
-    const scope = await client.scopeOf("/items");
+    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url, (go) => (go.probe ? " probe" : ""));
     // The scope's last reading: none left, reset in 10 s, window unknown: the next start is a probe at the reset.
     const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
     if (first.result.kind !== "go") expect.fail("a cold scope's first claim is granted");
@@ -357,10 +372,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
     expect(claims).toEqual(["go +10000 probe"]);
     // The state changes (here: someone resets the scope): the waiting request claims again and goes now.
     await store.clear(scope);
-    for (let i = 0; i < 50 && server.calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
-    const sentEarly = server.calls.length === 1;
-    if (!sentEarly) clock.advance(10_000);
-    const result = await pending;
+    const { sentEarly, result } = await sentBeforeClockMoves(server.calls, clock, pending, 10_000);
     expect(result.outcome).toBe("success");
     expect(sentEarly).toBe(true);
     expect(claims).toEqual(["go +10000 probe", "go +0 probe"]);
@@ -368,12 +380,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
 
   it("a grant taken instead of the held one, then started late, is the one given back", async () => {
     server = await startServer([ok, ok]);
-    const clock = heldClock();
-    const claims: string[] = [];
-    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}` : e.result.kind)) });
-    const client = createThrottleClient({ baseUrl: server.url, store, clock });
-    const scope = await client.scopeOf("/items");
-    const nowMs = clock.nowMs();
+    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url);
     const reading = (remaining: number, resetInMs: number) => ({ remaining, limit: 5, resetAtMs: nowMs + resetInMs, windowMs: null, restorePerSecond: null, unitsPerRequest: null });
     const answer = async (seq: number, budget: ReturnType<typeof reading>) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget, reason: "200" });
     // One left, reset in 10 s; another request of ours takes it and is still out.
@@ -400,12 +407,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
 describe("a start laid from an estimated bucket rate (Shopify REST's documented rate for the size shown)", () => {
   it("is claimed again when a reading comes in while it waits, and goes as soon as the count allows", async () => {
     server = await startServer([ok]);
-    const clock = heldClock();
-    const nowMs = clock.nowMs();
-    const claims: string[] = [];
-    const store = createMemoryStore({ clock, onEvent: (e) => void (e.kind === "claim" && claims.push(e.result.kind === "go" ? `go +${e.result.atMs - e.request.nowMs}${e.result.rateEstimated ? " estimated" : ""}` : e.result.kind)) });
-    const client = createThrottleClient({ baseUrl: server.url, store, clock });
-    const scope = await client.scopeOf("/items");
+    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url, (go) => (go.rateEstimated ? " estimated" : ""));
     // 1 of 10 left, at the estimate of 0.5 per s (2 s a unit); another request of ours takes it and is still out.
     const reading = (remaining: number) => ({ remaining, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 0.5, restoreEstimated: true, unitsPerRequest: null });
     const answer = async (seq: number, remaining: number) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: reading(remaining), reason: "200" });
@@ -419,10 +421,7 @@ describe("a start laid from an estimated bucket rate (Shopify REST's documented 
     // The other's answer shows the count back at 8 (the bucket refills far faster than estimated): the
     // waiting request claims again and goes now instead of 2 s on.
     await answer(other.result.kind === "go" ? other.result.seq : -1, 8);
-    for (let i = 0; i < 50 && server.calls.length === 0; i++) await new Promise((resolve) => setImmediate(resolve));
-    const sentEarly = server.calls.length === 1;
-    if (!sentEarly) clock.advance(2_000);
-    const result = await pending;
+    const { sentEarly, result } = await sentBeforeClockMoves(server.calls, clock, pending, 2_000);
     expect(result.outcome).toBe("success");
     expect(sentEarly).toBe(true);
     expect(claims).toEqual(["go +2000 estimated", "go +0 estimated"]);
