@@ -524,6 +524,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     await server?.stop();
   });
 
+  /** Each scope's reading (its probe answered latencyMs after T0), then four claims on each: their kinds, both stores agreeing. */
+  async function claimKindsAfter(keyPrefix: string, readings: Record<string, ObservedBudget>, latencyMs: number): Promise<Record<string, string[]>> {
+    const both = new SideBySide(raw, server.url, keyPrefix, T0);
+    const kinds: Record<string, string[]> = {};
+    try {
+      for (const [scope, reading] of Object.entries(readings)) await both.sendAndAnswer(scope, T0, reading, latencyMs);
+      for (const scope of Object.keys(readings)) {
+        kinds[scope] = [];
+        for (let i = 0; i < 4; i++) kinds[scope].push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      }
+    } finally {
+      await both.close();
+    }
+    return kinds;
+  }
+
   it(`gives the same answers and the same states on ${NUM_RUNS} random sequences of 20 to 80 operations`, async () => {
     let run = 0;
     let operations = 0;
@@ -853,36 +869,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   });
 
   it("agrees that a bucket's estimated rate grants starts at most two units' spacing ahead and at most 2 s ahead, and that a start further off waits", async () => {
-    const both = new SideBySide(raw, server.url, "horizon:", T0);
-    const kinds: Record<string, string[]> = { "api|forty": [], "api|ten": [] };
-    try {
-      // Shopify REST: all used, the documented rate for the size an estimate: 2 per s for 40 (two
-      // units are 1 s), 0.5 per s for 10 (one unit is 2 s: the 2 s bound holds).
-      await both.sendAndAnswer("api|forty", T0, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }), 80);
-      await both.sendAndAnswer("api|ten", T0, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }), 80);
-      for (const scope of ["api|forty", "api|ten"]) {
-        for (let i = 0; i < 4; i++) kinds[scope]!.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
-      }
-    } finally {
-      await both.close();
-    }
+    // Shopify REST: all used, the documented rate for the size an estimate: 2 per s for 40 (two
+    // units are 1 s), 0.5 per s for 10 (one unit is 2 s: the 2 s bound holds).
+    const kinds = await claimKindsAfter("horizon:", {
+      "api|forty": shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }),
+      "api|ten": shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }),
+    }, 80);
     expect(kinds).toEqual({ "api|forty": ["go", "go", "wait", "wait"], "api|ten": ["go", "wait", "wait", "wait"] });
   });
 
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
-    const both = new SideBySide(raw, server.url, "size:", T0);
-    const kinds: Record<string, string[]> = { "api|size": [], "api|ahead": [] };
-    try {
+    const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.
-      await both.sendAndAnswer("api|size", T0, shown({ remaining: 3, limit: 3, restorePerSecond: 60 }), 50);
+      "api|size": shown({ remaining: 3, limit: 3, restorePerSecond: 60 }),
       // None left, refilling 30 per s: starts at 50, 67 and 100 ms, the fourth's at 133 within two round trips of them.
-      await both.sendAndAnswer("api|ahead", T0, shown({ remaining: 0, limit: 3, restorePerSecond: 30 }), 50);
-      for (const scope of ["api|size", "api|ahead"]) {
-        for (let i = 0; i < 4; i++) kinds[scope]!.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
-      }
-    } finally {
-      await both.close();
-    }
+      "api|ahead": shown({ remaining: 0, limit: 3, restorePerSecond: 30 }),
+    }, 50);
     expect(kinds).toEqual({ "api|size": ["go", "go", "go", "wait"], "api|ahead": ["go", "go", "go", "wait"] });
   });
 
