@@ -942,6 +942,38 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent" });
   });
 
+  it("agrees that a start laid from a lesson's rate more than an answer time ahead waits for the claims still out at the lesson, and one within an answer time goes", async () => {
+    const both = new SideBySide(raw, server.url, "lessonout:", T0);
+    const scope = "api|lessonout";
+    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
+      both.nowMs = nowMs;
+      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    };
+    const whys: string[] = [];
+    try {
+      const probe = await claimAt(T0);
+      both.nowMs = T0 + 100;
+      await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
+      const pair = [await claimAt(T0 + 100), await claimAt(T0 + 100)];
+      both.nowMs = T0 + 200;
+      for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
+      const four = [];
+      for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 200));
+      both.nowMs = T0 + 300;
+      await both.observe(scope, { ...answer(seqOf(four[0]!), T0 + 200, "throttled", null), waitMs: 1000, waitFromServer: true, waitResolutionMs: 1000 });
+      whys.push((await claimAt(T0 + 300)).why);
+      // A start within an answer time of the wait's end is granted; the lesson's other claims then answer.
+      const near = await claimAt(T0 + 1250);
+      whys.push(near.why);
+      for (const sent of four.slice(1)) await both.observe(scope, answer(seqOf(sent), T0 + 200, "ok", null));
+      for (let i = 0; i < 3; i++) whys.push((await claimAt(T0 + 1250)).why.split(":")[0]!);
+    } finally {
+      await both.close();
+    }
+    expect(whys[0]).toContain("claims out at the last throttle");
+    expect(whys[1]).not.toContain("claims out at the last throttle");
+  });
+
   it("agrees on others' spending bounded, in a fixed window, by the count since it began less what we started", async () => {
     const both = new SideBySide(raw, server.url, "bound:", T0);
     try {

@@ -623,6 +623,19 @@ local function heldByInFlightCap(state, nowMs)
   return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
 end
 
+-- claim.ts heldByLessonOut: a start laid more than an answer time ahead from a lesson (no count
+-- shown) whose claims are still out waits for their answers.
+local function heldByLessonOut(state, nowMs, atMs)
+  if state.concurrency ~= "unknown" or state.anchor ~= nil or state.limit == nil or state.lessonSeq == 0 then return nil end
+  if atMs - nowMs <= rttOr100(state) then return nil end
+  local out = false
+  for _, f in ipairs(state.inFlight) do
+    if f[1] > state.lessonSeq and f[1] <= state.learnedAtSeq then out = true end
+  end
+  if not out then return nil end
+  return { kind = "wait", untilMs = nowMs + recheckMs(state), why = "the claims out at the last throttle have not all answered: the rate it taught may still change" }
+end
+
 -- claim.ts heldByBucketSize: a bucket takes no more requests in flight at a start than it holds
 -- (ours sent and unanswered, and those granted within two round trips before that start).
 local function heldByBucketSize(state, nowMs, atMs, leaseMs)
@@ -707,6 +720,8 @@ local function claimInPlace(state, request, options)
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
   if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
+  local lessonOut = heldByLessonOut(state, nowMs, earliest.atMs)
+  if lessonOut then return lessonOut end
   local full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs)
   if full then return full end
   local beyond = beyondNextWindow(state, nowMs, earliest.atMs)

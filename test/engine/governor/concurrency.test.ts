@@ -177,6 +177,34 @@ describe("a concurrency limit", () => {
       }
     });
 
+    it("a start the lesson's rate would lay more than an answer time ahead waits for the claims still out at the lesson: they may show a concurrency limit", () => {
+      // Slow start to four in flight (100 ms answers); the first of them is throttled with Slack's
+      // Retry-After: 1 while the other three are still out.
+      const scope = new Scope(T0);
+      scope.answer(scope.go(T0), T0 + 100);
+      const pair = [scope.go(T0 + 100), scope.go(T0 + 100)];
+      for (const sent of pair) scope.answer(sent, T0 + 200);
+      const four = Array.from({ length: 4 }, () => scope.go(T0 + 200));
+      scope.throttle(four[0]!, T0 + 300, 1000, { waitResolutionMs: 1000 });
+      expect(scope.state).toMatchObject({ concurrency: "unknown", limit: 3, notBeforeMs: T0 + 1300 });
+      // The rate just taught would lay this start at the wait's end or later: it waits instead.
+      expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait", why: expect.stringContaining("claims out at the last throttle") });
+      // The three others succeed: a concurrency limit of three, and three places free at the wait's end.
+      for (const sent of four.slice(1)) scope.answer(sent, T0 + 300);
+      expect(scope.state).toMatchObject({ concurrency: "silent", inFlightCap: 3 });
+      expect([scope.go(T0 + 300), scope.go(T0 + 300), scope.go(T0 + 300)].map((g) => g.atMs)).toEqual([T0 + 1300, T0 + 1300, T0 + 1300]);
+      expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
+      // A start within an answer time (90 ms here) is granted while the lesson's claims are out: no
+      // answer can change it sooner. One success, then a throttle telling 40 ms: 1 per 190 ms.
+      const near = new Scope(T0);
+      near.answer(near.go(T0), T0 + 100);
+      const [first, second] = [near.go(T0 + 100), near.go(T0 + 100)];
+      near.throttle(first!, T0 + 150, 40);
+      expect(near.state.inFlight.map(([seq]) => seq)).toContain(second!.seq);
+      expect(near.claim(T0 + 160)).toMatchObject({ kind: "wait" });
+      expect(near.claim(T0 + 250)).toMatchObject({ kind: "go", atMs: T0 + 290 });
+    });
+
     it("is not read into a rate that admits nothing after its throttle: a sliding log, a fixed window, a bucket", () => {
       const servers: Array<[string, ModelServer]> = [
         ["sliding 20 per 1 s", slidingLog(20, 1000)],
