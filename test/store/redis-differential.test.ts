@@ -1201,6 +1201,27 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees on a concurrency limit behind a count with no reset (Shopify REST's), read against its estimated bucket rate: inferred where the estimate gives back under a quarter unit between the sends, not where it gives back more", async () => {
+    const both = new SideBySide(raw, server.url, "estimated:", T0);
+    const shopify = (left: number): ObservedBudget => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true });
+    try {
+      // The probe at T0 answered 20 ms later with 14 left; the next request is sent gapMs after it.
+      for (const [scope, gapMs] of [["api|fast", 20], ["api|slow", 400]] as const) {
+        both.nowMs = T0;
+        const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = T0 + gapMs;
+        await both.observe(scope, answer(seqOf(probe), T0, "ok", shopify(14)));
+        const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = T0 + gapMs + 20;
+        await both.observe(scope, answer(seqOf(next), T0 + gapMs, "ok", shopify(14)));
+      }
+    } finally {
+      await both.close();
+    }
+    expect(both.memory.snapshot().get("api|fast")).toMatchObject({ concurrency: "inferred", inFlightCap: 15 });
+    expect(both.memory.snapshot().get("api|slow")).toMatchObject({ concurrency: "unknown", refill: "bucket" });
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {

@@ -14,13 +14,16 @@
  * is back up. A bucket that refills between two requests shows the same, so the inference is only
  * kept while nothing contradicts it: the first throttle rules it out for good (alone under a cap of
  * the limit, a concurrency limit never throttles), and the scope relearns the budget by probing.
+ * A count shown with no reset at all (Shopify REST's used/limit) is read as a bucket at its
+ * documented rate, and tells the same when it came back faster than that rate can
+ * (estimatedBucketCount).
  *
  * With no count shown at all, throttles tell it (concurrency "silent", learnSilentConcurrency): the
  * cap is then an estimate, lowered by each throttle and ruled out only at one.
  */
 import { heldSlots } from "./model";
 import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
-import type { GovernorState, Observation, ObservedBudget } from "./types";
+import type { Anchor, GovernorState, Observation, ObservedBudget } from "./types";
 
 export function holdsConcurrency(state: GovernorState): boolean {
   return state.concurrency === "shown" || state.concurrency === "inferred" || state.concurrency === "silent";
@@ -132,16 +135,38 @@ export function startedBy(state: GovernorState, atMs: number, leaseMs: number): 
   return started;
 }
 
+/**
+ * A count shown with no reset (Shopify REST's used/limit) read as a bucket whose rate is only an
+ * estimate (Shopify's documented rate for the size shown). Such a count that came back between two
+ * sends faster than the estimate gives back a quarter of a unit is no refill at that rate: at
+ * Shopify's own rates the count comes back no faster than documented
+ * (https://shopify.dev/docs/api/usage/limits#rest-admin-api-rate-limits), so a count that does is
+ * a concurrency limit behind the same header, or a bucket as fast as one to us. Read as the
+ * estimated bucket, a concurrency limit of 15 with 20 ms answers, 35 workers, waited 1.3 s for each
+ * unit the estimate said would come back (14.1 x ideal; 1.14 x read as a concurrency limit), and of
+ * 25 with faults 4.82 -> 1.22 x. A quarter, not a whole unit: the count is shown rounded. A faster
+ * bucket than documented (a lab's token bucket of 40 per 3 s behind the header, 200 ms answers)
+ * gave back a unit within the 200 ms while the estimate gave 0.4: read as a concurrency limit, its
+ * overshoot was throttled 243 times before the reading was ruled out.
+ */
+const ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS = 0.25;
+
+function estimatedBucketCount(state: GovernorState, previous: Anchor, budget: ObservedBudget): boolean {
+  return state.refill === "bucket" && state.windowSource === "inferred" && previous.resetAtMs === 0 && budget.resetAtMs === null;
+}
+
 /** The count came back up between two readings of the same reset, with the later request sent after the earlier answer. */
 function countCameBack(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
   const previous = state.anchor;
-  if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || state.refill === "bucket") return false;
+  if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok") return false;
+  const estimated = estimatedBucketCount(state, previous, budget);
+  if (state.refill === "bucket" && !estimated) return false;
   if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
-  if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
+  if (!estimated && (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS)) return false;
   // Sent at or just before the earlier reading's reset, it may be the next window's first: a reset
   // read against the server's Date drifts by some tens of ms (a 1 s window's next reset can read
   // 920 ms on, within a second of the last), and a fresh window's count is back up too.
-  if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
+  if (!estimated && observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
   if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
@@ -151,6 +176,7 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   // (our most recent limit - remaining), that window is at most (later send - the oldest of them):
   // shorter than the scope's window (or than a second, the unit resets are given in), it is no window.
   // An inferred window is an upper bound read through whole-second resets: up to a second too long.
+  if (estimated) return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
   const held = heldSlots(state, previous);
   if (held.last < 0 || held.ownUnits < state.limit - previous.remaining) return false;
   const windowMs = state.windowMs === null ? ROUNDING_MS : state.windowSource === "shown" ? state.windowMs : state.windowMs - ROUNDING_MS;

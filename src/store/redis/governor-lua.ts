@@ -1089,13 +1089,18 @@ end
 -- concurrency.ts countCameBack: the count came back up between two readings of the same reset.
 local function countCameBack(state, observation, budget, leaseMs)
   local previous = state.anchor
-  if state.concurrency ~= "unknown" or previous == nil or observation.kind ~= "ok" or state.refill == "bucket" then return false end
-  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
+  if state.concurrency ~= "unknown" or previous == nil or observation.kind ~= "ok" then return false end
   local shownResetMs = nn(budget.resetAtMs)
-  if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
-  if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
+  -- concurrency.ts estimatedBucketCount: a count shown with no reset, read as an estimated bucket.
+  local estimated = state.refill == "bucket" and state.windowSource == "inferred" and previous.resetAtMs == 0 and shownResetMs == nil
+  if state.refill == "bucket" and not estimated then return false end
+  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
+  if not estimated and (previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS) then return false end
+  if not estimated and observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1 then return false end
+  -- Under an estimated bucket: the estimate gives back less than a quarter unit between the sends.
+  if estimated then return state.windowMs ~= nil and ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < 0.25 end
   local first, last, ownUnits = heldSlots(state, previous)
   if last == 0 or ownUnits < state.limit - previous.remaining then return false end
   local windowMs = ROUNDING_MS

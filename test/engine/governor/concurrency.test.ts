@@ -4,7 +4,7 @@
  * count shows it (it came back up between two readings of one reset, which no window's count does).
  */
 import { describe, expect, it } from "vitest";
-import { readState } from "../../../src/engine/governor";
+import { readState, type ObservedBudget } from "../../../src/engine/governor";
 import { Scope, shown, T0, type Go } from "./helpers";
 import { concurrencyLimit, fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type ModelServer } from "./sim";
 
@@ -161,6 +161,27 @@ describe("a concurrency limit", () => {
     expect("state" in read && [read.state.anchor?.ownOutAtSend, read.state.lastAnsweredAtMs]).toEqual([0, 0]);
     const bad = readState({ ...JSON.parse(JSON.stringify(scope.state)), concurrency: "sometimes" });
     expect("state" in bad && bad.state.concurrency).toBe("unknown");
+  });
+
+  it("behind a count with no reset (Shopify REST's used/limit), read as a bucket at its documented rate, is inferred when the count came back faster than that rate gives back a quarter unit", () => {
+    // Shopify's documented 2 per s for 40, scaled to a count of 15: 0.75 per s (a unit per 1.33 s).
+    const shopify = (left: number): ObservedBudget => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true });
+    const read = (gapMs: number): Scope => {
+      const scope = Scope.afterReading(T0 + Math.min(gapMs, 20), shopify(14));
+      expect(scope.state).toMatchObject({ refill: "bucket", windowSource: "inferred" });
+      const next = scope.go(T0 + gapMs);
+      scope.answer(next, T0 + gapMs + 20, { budget: shopify(14) });
+      return scope;
+    };
+    // Sent 20 ms after the probe (0.015 units at that rate), it shows the probe's unit back: a concurrency limit.
+    expect(read(20).state).toMatchObject({ concurrency: "inferred", inFlightCap: 15, limit: null });
+    // 300 ms (0.225 units): still too fast for the estimate; 400 ms (0.3 units, the count rounded): a bucket.
+    expect(read(300).state.concurrency).toBe("inferred");
+    expect(read(400).state).toMatchObject({ concurrency: "unknown", refill: "bucket" });
+    // A count that did not come back is no evidence, however soon.
+    const drained = Scope.afterReading(T0 + 20, shopify(14));
+    drained.answer(drained.go(T0 + 20), T0 + 40, { budget: shopify(13) });
+    expect(drained.state.concurrency).toBe("unknown");
   });
 
   describe("that shows nothing (a generic 429, no budget)", () => {
