@@ -140,7 +140,7 @@ export function startedBy(state: GovernorState, atMs: number, leaseMs: number): 
  * estimate (Shopify's documented rate for the size shown). Such a count that came back between two
  * sends faster than the estimate gives back a quarter of a unit is no refill at that rate: at
  * Shopify's own rates the count comes back no faster than documented
- * (https://shopify.dev/docs/api/usage/limits#rest-admin-api-rate-limits), so a count that does is
+ * (https://shopify.dev/docs/api/admin-rest/usage/rate-limits), so a count that does is
  * a concurrency limit behind the same header, or a bucket as fast as one to us. Read as the
  * estimated bucket, a concurrency limit of 15 with 20 ms answers, 35 workers, waited 1.3 s for each
  * unit the estimate said would come back (14.1 x ideal; 1.14 x read as a concurrency limit), and of
@@ -171,12 +171,13 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
   if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1) return false;
+  // Behind a count with no reset, the estimated rate tells whether a refill could bring it back.
+  if (estimated) return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
   // A sliding window gives a unit back between the two sends only if one the server counted at the
   // earlier reading was sent at least a window before the later send. When all it counted were ours
   // (our most recent limit - remaining), that window is at most (later send - the oldest of them):
   // shorter than the scope's window (or than a second, the unit resets are given in), it is no window.
   // An inferred window is an upper bound read through whole-second resets: up to a second too long.
-  if (estimated) return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
   const held = heldSlots(state, previous);
   if (held.last < 0 || held.ownUnits < state.limit - previous.remaining) return false;
   const windowMs = state.windowMs === null ? ROUNDING_MS : state.windowSource === "shown" ? state.windowMs : state.windowMs - ROUNDING_MS;
