@@ -4,14 +4,14 @@
  * together; a wait the server announced is a floor under every slot. Pure: the store applies it
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
-import { holdsConcurrency } from "./concurrency";
-import { earliestStart, heldSlots } from "./model";
+import { holdsConcurrency, lessonClaimsOut } from "./concurrency";
+import { earliestStart, heldSlots, roundTripMs } from "./model";
 import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
 export function recheckMs(state: GovernorState): number {
-  return Math.min(1000, Math.max(10, Math.round((state.rttMs || 100) / 2)));
+  return Math.min(1000, Math.max(10, Math.round(roundTripMs(state) / 2)));
 }
 
 /** Nothing learned yet: the first request goes alone and its answer tells the others the budget. */
@@ -95,20 +95,25 @@ function grant(state: GovernorState, atMs: number, units: number, probe: boolean
  * Ten round trips, and at least 2 s; a slow API costs one more probe per such period, no more.
  */
 function probeOverdueMs(state: GovernorState): number {
-  return Math.max(2000, 10 * (state.rttMs || 100));
+  return Math.max(2000, 10 * roundTripMs(state));
 }
 
 function heldByProbe(state: GovernorState, nowMs: number): ClaimResult | null {
   if (!state.probe || state.probe.untilMs <= nowMs || nowMs >= state.probe.atMs + probeOverdueMs(state)) return null;
   // No use asking before the probe can have answered; a store that notifies wakes the waiter sooner.
-  const answerExpectedMs = Math.max(nowMs, state.probe.atMs + (state.rttMs || 100));
+  const answerExpectedMs = Math.max(nowMs, state.probe.atMs + roundTripMs(state));
   return { kind: "wait", untilMs: Math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why: "one request is probing the scope; the others wait for its answer" };
+}
+
+/** Wait for an answer to free a place: ask again at the first lease's end, or sooner (a store that notifies wakes the waiter at the answer). */
+function waitForAnAnswer(state: GovernorState, nowMs: number, why: string): ClaimResult {
+  const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
+  return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why };
 }
 
 function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | null {
   if (state.inFlightCap === null || state.inFlight.length < state.inFlightCap) return null;
-  const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
-  return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why: `${state.inFlight.length} request(s) in flight, the most this scope takes at once for now` };
+  return waitForAnAnswer(state, nowMs, `${state.inFlight.length} request(s) in flight, the most this scope takes at once for now`);
 }
 
 /**
@@ -126,15 +131,14 @@ function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | n
 function heldByBucketSize(state: GovernorState, nowMs: number, atMs: number, leaseMs: number): ClaimResult | null {
   if (state.refill !== "bucket" || state.limit === null) return null;
   const sizeRequests = Math.max(1, Math.floor(state.limit / state.unitsPerRequest));
-  const rttMs = state.rttMs || 100;
+  const rttMs = roundTripMs(state);
   let out = 0;
   for (const [, untilMs] of state.inFlight) {
     const startMs = untilMs - leaseMs;
     if (startMs <= atMs && (startMs <= nowMs || startMs >= atMs - 2 * rttMs)) out += 1;
   }
   if (out < sizeRequests) return null;
-  const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
-  return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why: `${out} request(s) in flight at that start, as many as the bucket holds` };
+  return waitForAnAnswer(state, nowMs, `${out} request(s) in flight at that start, as many as the bucket holds`);
 }
 
 /**
@@ -150,8 +154,8 @@ function heldByBucketSize(state: GovernorState, nowMs: number, atMs: number, lea
  */
 function heldByLessonOut(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
   if (state.concurrency !== "unknown" || state.anchor !== null || state.limit === null || state.lessonSeq === 0) return null;
-  if (atMs - nowMs <= (state.rttMs || 100)) return null;
-  if (!state.inFlight.some(([seq]) => seq > state.lessonSeq && seq <= state.learnedAtSeq)) return null;
+  if (atMs - nowMs <= roundTripMs(state)) return null;
+  if (!lessonClaimsOut(state)) return null;
   return { kind: "wait", untilMs: nowMs + recheckMs(state), why: "the claims out at the last throttle have not all answered: the rate it taught may still change" };
 }
 

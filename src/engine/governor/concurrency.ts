@@ -29,6 +29,11 @@ export function holdsConcurrency(state: GovernorState): boolean {
   return state.concurrency === "shown" || state.concurrency === "inferred" || state.concurrency === "silent";
 }
 
+/** Claims granted before the last lesson (after its throttled one) that have not answered yet. */
+export function lessonClaimsOut(state: GovernorState): boolean {
+  return state.inFlight.some(([seq]) => seq > state.lessonSeq && seq <= state.learnedAtSeq);
+}
+
 /** Above this share of what the learned rate explains, successes after a lesson's throttle are no rate's. */
 const SILENT_EVIDENCE_RATIO = 1.2;
 
@@ -66,7 +71,7 @@ export function learnSilentConcurrency(state: GovernorState, observation: Observ
   const { limit, windowMs } = state;
   if (state.concurrency !== "unknown" || state.anchor !== null || limit === null || windowMs === null || state.lessonSeq === 0) return;
   if (observation.seq <= state.lessonSeq || observation.seq > state.learnedAtSeq) return;
-  if (state.inFlight.some(([seq]) => seq > state.lessonSeq && seq <= state.learnedAtSeq)) return;
+  if (lessonClaimsOut(state)) return;
   const { units, lastSentAtMs } = admittedAfterLesson(state);
   const spanMs = lastSentAtMs - state.lessonSentAtMs + Math.max(1, state.rttMs / 2);
   const lessonLimit = !windowIsGuessed(state) && state.windowStartMs > state.lessonSentAtMs ? Math.max(1, limit - units) : limit;

@@ -113,7 +113,8 @@ function fromAnchor(state: GovernorState, anchor: Anchor, fromMs: number, units:
   return null;
 }
 
-function roundTripMs(state: GovernorState): number {
+/** The smoothed answer time, or 100 ms before any answer came. */
+export function roundTripMs(state: GovernorState): number {
   return state.rttMs > 0 ? state.rttMs : 100;
 }
 
