@@ -903,6 +903,62 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get(scope)?.windowMs).toBeLessThan(5000);
   });
 
+  it("agrees where an estimated rate shown only on 429s is probed after a bucketful of starts it paced, where a probe's 429 takes it back, and where a burst's 429s prove no refill", async () => {
+    const both = new SideBySide(raw, server.url, "estimate:", T0);
+    const scope = "api|estimate";
+    const empty = shown({ remaining: 0, limit: 4, restorePerSecond: 0.2, restoreEstimated: true });
+    const windows: Array<number | null | undefined> = [];
+    try {
+      // A start far ahead is claimed again when near: ask then.
+      const sendWhenNear = async (kind: "ok" | "throttled"): Promise<void> => {
+        let result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        while (result.kind === "wait") {
+          both.nowMs = result.untilMs;
+          result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        }
+        const go = seqOf(result);
+        const sentAtMs = Math.max(both.nowMs, result.kind === "go" ? result.atMs : both.nowMs);
+        both.nowMs = sentAtMs + 50;
+        await both.observe(scope, answer(go, sentAtMs, kind, kind === "ok" ? null : empty));
+        windows.push(both.memory.snapshot().get(scope)?.windowMs);
+      };
+      await sendWhenNear("throttled");
+      for (let i = 0; i < 5; i++) await sendWhenNear("ok");
+      await sendWhenNear("throttled");
+      // After 30 s the bucket is full again: four starts 50 ms apart are a burst from it, no pacing.
+      both.nowMs += 30_000;
+      for (let i = 0; i < 4; i++) await sendWhenNear("ok");
+      // Slow start with nothing shown until 16 are out at once, sent over 150 ms: one admitted, 15
+      // rejected, each 429 showing 20 of 20 used. No 429 is a unit come back.
+      const burstScope = "api|estimate-burst";
+      let burst: Array<{ seq: number; atMs: number }> = [];
+      while (burst.length < 16) {
+        burst = [];
+        for (let r = await both.claim(burstScope, { latestStartMs: Number.POSITIVE_INFINITY }); r.kind === "go" && burst.length < 16; r = await both.claim(burstScope, { latestStartMs: Number.POSITIVE_INFINITY })) burst.push(r);
+        if (burst.length < 16) {
+          for (const granted of burst) {
+            both.nowMs += 1;
+            await both.observe(burstScope, answer(granted.seq, granted.atMs, "ok", null));
+          }
+        }
+        both.nowMs += 100;
+      }
+      const empty20 = shown({ remaining: 0, limit: 20, restorePerSecond: 1, restoreEstimated: true });
+      await both.observe(burstScope, answer(burst[0]!.seq, burst[0]!.atMs, "ok", null));
+      await both.observe(burstScope, answer(burst[1]!.seq, burst[1]!.atMs, "throttled", empty20));
+      windows.push(both.memory.snapshot().get(burstScope)?.windowMs);
+      both.nowMs += 150;
+      for (const [i, granted] of burst.slice(2).entries()) await both.observe(burstScope, answer(granted.seq, granted.atMs + i * 10, "throttled", empty20));
+      windows.push(both.memory.snapshot().get(burstScope)?.windowMs);
+    } finally {
+      await both.close();
+    }
+    // 4 per 20 s from the 429; halved after the fourth paced start; back at the probe's 429; not
+    // halved by a burst from a full bucket. The 429s' burst leaves the window its first 429 taught.
+    expect(windows.slice(0, 11)).toEqual([20_000, 20_000, 20_000, 20_000, 20_000, 10_000, 20_000, 20_000, 20_000, 20_000, 20_000]);
+    expect(windows[12]).toBe(windows[11]);
+  });
+
   it("agrees on a concurrency limit that shows nothing: learned from the successes after a lesson's throttle, grown, and lowered by a throttle", async () => {
     const both = new SideBySide(raw, server.url, "silent:", T0);
     const scope = "api|silent";
@@ -1239,6 +1295,9 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         ["a lessonSeq that is not a count", { ...base, lessonSeq: 1.5 }, true],
         ["a silent concurrency limit", { ...base, concurrency: "silent", inFlightCap: 3, limit: null, windowMs: null, anchor: null }, true],
         ["figures out of range (othersPerMs, reserveUnits)", { ...base, othersPerMs: 2e6, reserveUnits: -1 }, true],
+        ["an older version's state, without an estimated rate's probe", omit(omit(base, "probedFromWindowMs"), "pacedCleanUnits"), true],
+        ["a probe's figures out of range, and a probed window with a fraction", { ...base, probedFromWindowMs: 2e12, pacedCleanUnits: 1.5 }, true],
+        ["a probed window with a fraction", { ...base, probedFromWindowMs: 1500.5, pacedCleanUnits: 3 }, true],
         ["instants with fractions and slots out of order", { ...base, lastGrantMs: T0 + 200.5, windowStartMs: 0.4, slots: [[T0 + 200.5, 2, 1], [T0 + 0.5, 1, 1]], anchor: { remaining: -2, seq: 1, atMs: T0 + 0.5, resetAtMs: T0 + 30_000 } }, true],
         ["an unknown limit type and flags that are not true", { ...base, notBeforeType: "weird", inFlightCapGrows: "yes", breakerOpen: 1, notBeforeReason: 7 }, true],
         ["no probe key", omit(base, "probe"), false],

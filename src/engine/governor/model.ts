@@ -48,6 +48,13 @@ function afterOthers(state: GovernorState, anchor: Anchor, fromMs: number, avail
   return available - Math.max(spentByOthers, state.reserveUnits);
 }
 
+/** When a bucket refilling perMs would be full again: from the reading, pushed on by each claim the reading does not include (GCRA's theoretical arrival time). */
+export function bucketFullAtMs(state: GovernorState, anchor: Anchor, limit: number, perMs: number): number {
+  let fullAtMs = anchor.atMs + (limit - anchor.remaining + anchor.lateUnits) / perMs;
+  for (const [atMs, seq, slotUnits] of state.slots) if (seq > anchor.seq) fullAtMs = Math.max(fullAtMs, atMs) + slotUnits / perMs;
+  return fullAtMs;
+}
+
 /**
  * A bucket, read as GCRA reads it (https://en.wikipedia.org/wiki/Generic_cell_rate_algorithm): the
  * instant it would be full again, from the reading, pushed on by each claim the reading does not
@@ -59,8 +66,7 @@ function afterOthers(state: GovernorState, anchor: Anchor, fromMs: number, avail
  */
 function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units: number, limit: number, windowMs: number, draw: number | undefined): number {
   const perMs = limit / windowMs;
-  let fullAtMs = anchor.atMs + (limit - anchor.remaining + anchor.lateUnits) / perMs;
-  for (const [atMs, seq, slotUnits] of state.slots) if (seq > anchor.seq) fullAtMs = Math.max(fullAtMs, atMs) + slotUnits / perMs;
+  const fullAtMs = bucketFullAtMs(state, anchor, limit, perMs);
   const tokens = Math.min(limit, limit - (fullAtMs - fromMs) * perMs);
   const left = afterOthers(state, anchor, fromMs, tokens);
   if (left >= units) return fromMs;

@@ -72,6 +72,8 @@ export function emptyState(nowMs: number): GovernorState {
     refillSinceMs: 0,
     refillSeenUnits: 0,
     budgetOnSuccess: false,
+    probedFromWindowMs: 0,
+    pacedCleanUnits: 0,
     lastAnsweredAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
@@ -209,6 +211,9 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     refillSinceMs: refillCounted ? wholeMs(v.refillSinceMs as number) : 0,
     refillSeenUnits: refillCounted ? (v.refillSeenUnits as number) : 0,
     budgetOnSuccess: v.budgetOnSuccess === true,
+    // A state written before estimated rates were probed (or with figures out of range): not probing.
+    probedFromWindowMs: isPositive(v.probedFromWindowMs) ? Math.round(v.probedFromWindowMs) : 0,
+    pacedCleanUnits: isCount(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };

@@ -136,6 +136,13 @@ export interface GovernorState {
   refillSeenUnits: number;
   /** A success has shown the budget: the server shows its count on every answer, not only on throttles. */
   budgetOnSuccess: boolean;
+  /**
+   * An estimated bucket rate probed upward (estimate.ts): the window paced cleanly before the probe
+   * halved it (0: not probing), and the units admitted at the estimated pace since the last probe or
+   * throttle (a bucketful of them starts a probe).
+   */
+  probedFromWindowMs: number;
+  pacedCleanUnits: number;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
   updatedAtMs: number;

@@ -193,6 +193,10 @@ local function readState(v)
   if isCount(v.lessonSeq) then lessonSeq = v.lessonSeq end
   -- state.ts: a state written before the refill was counted is not counting.
   local budgetOnSuccess = v.budgetOnSuccess == true
+  -- state.ts: a state written before estimated rates were probed is not probing.
+  local probedFromWindowMs, pacedCleanUnits = 0, 0
+  if isPositive(v.probedFromWindowMs) then probedFromWindowMs = jsRound(v.probedFromWindowMs) end
+  if isCount(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
@@ -203,7 +207,8 @@ local function readState(v)
     slots = slots, anchor = anchor, probe = probe, inFlight = inFlight, inFlightCap = nn(v.inFlightCap), inFlightCapGrows = v.inFlightCapGrows == true,
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
-    refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess, updatedAtMs = jsRound(v.updatedAtMs),
+    refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess,
+    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -223,7 +228,7 @@ local function emptyState(nowMs)
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
-    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, updatedAtMs = clampTime(nowMs),
+    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -272,7 +277,8 @@ local function encodeState(s)
     .. ',"breakerOpen":' .. bool(s.breakerOpen) .. ',"okInWindow":' .. num(s.okInWindow) .. ',"windowStartMs":' .. num(s.windowStartMs)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"lessonSeq":' .. num(s.lessonSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
-    .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess)
+    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -324,12 +330,18 @@ local function spreadMs(state, draw)
   return jsRound(draw * rivals * unitMs)
 end
 
-local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
-  local perMs = limit / windowMs
+-- model.ts bucketFullAtMs: when the bucket would be full again (GCRA's theoretical arrival time).
+local function bucketFullAtMs(state, anchor, limit, perMs)
   local fullAtMs = anchor.atMs + (limit - anchor.remaining + anchor.lateUnits) / perMs
   for _, slot in ipairs(state.slots) do
     if slot[2] > anchor.seq then fullAtMs = math.max(fullAtMs, slot[1]) + slot[3] / perMs end
   end
+  return fullAtMs
+end
+
+local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
+  local perMs = limit / windowMs
+  local fullAtMs = bucketFullAtMs(state, anchor, limit, perMs)
   local tokens = math.min(limit, limit - (fullAtMs - fromMs) * perMs)
   local left = afterOthers(state, anchor, fromMs, tokens)
   if left >= units then return fromMs end
@@ -1034,7 +1046,10 @@ local function learnBucketRefill(state, previous, observation, remaining, lateUn
   end
   if remaining >= limit then return countRefillFrom(state, observation.sentAtMs) end
   if state.refillSinceMs == 0 or state.refillSinceMs > previous.atMs then countRefillFrom(state, previous.atMs) end
-  local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits
+  -- observe.ts: a throttled reading's own request was rejected: it is not in the count.
+  local rejectedUnits = 0
+  if observation.kind == "throttled" then rejectedUnits = unitsOfSeq(state, observation.seq) or 0 end
+  local ours = unitsClaimedBetween(state, previous.seq, observation.seq) - lateUnits - rejectedUnits
   state.refillSeenUnits = state.refillSeenUnits + remaining - previous.remaining + ours
   if math.abs(state.refillSeenUnits) > MAX_FIGURE then return countRefillFrom(state, 0) end
   shortenToProvenRefill(state, limit, windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1)
@@ -1045,6 +1060,49 @@ local function learnBucketFromAdmitted(state, observation, remaining)
   local limit, windowMs = state.limit, state.windowMs
   if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or state.okInWindow <= 0 or state.windowStartMs == 0 then return end
   shortenToProvenRefill(state, limit, windowMs, state.windowStartMs, observation.sentAtMs, state.okInWindow + remaining - limit - 1)
+end
+
+-- estimate.ts pacedByEstimate: the answered claim's start came a unit's spacing after the claim before it.
+local PACED_SHARE = 0.9
+local function pacedByEstimate(state, seq, units, limit, windowMs)
+  local at = 0
+  for i, slot in ipairs(state.slots) do
+    if slot[2] == seq then
+      at = i
+      break
+    end
+  end
+  if at <= 1 then return false end
+  return state.slots[at][1] - state.slots[at - 1][1] >= (PACED_SHARE * units * windowMs) / limit
+end
+
+-- estimate.ts probeEstimatedRate: a clean bucketful the estimate paced halves the window, from now on.
+local function probeEstimatedRate(state, observation, units)
+  local limit, windowMs, anchor = state.limit, state.windowMs, state.anchor
+  if state.refill ~= "bucket" or state.windowSource ~= "inferred" or state.budgetOnSuccess or anchor == nil or limit == nil or windowMs == nil then return end
+  if observation.seq <= anchor.seq or not pacedByEstimate(state, observation.seq, units, limit, windowMs) then return end
+  state.pacedCleanUnits = math.min(MAX_FIGURE, state.pacedCleanUnits + units)
+  if state.pacedCleanUnits < limit then return end
+  local perMs = limit / windowMs
+  local fullAtMs = bucketFullAtMs(state, anchor, limit, perMs)
+  local nowMs = clampTime(observation.nowMs)
+  local tokens = limit - (fullAtMs - nowMs) * perMs
+  local atMs = nowMs
+  if tokens < 0 then atMs = clampTime(math.ceil(fullAtMs - limit / perMs)) end
+  state.anchor = { remaining = math.max(0, math.min(limit, math.floor(tokens))), seq = state.seq, atMs = atMs, resetAtMs = 0, lateUnits = 0, answeredAtMs = nowMs, ownOutAtSend = anchor.ownOutAtSend }
+  state.probedFromWindowMs = windowMs
+  state.windowMs = math.max(1, jsRound(windowMs / 2))
+  state.pacedCleanUnits = 0
+end
+
+-- estimate.ts estimateThrottled: a throttle showing the count ends a probe at the window paced cleanly before it.
+local function estimateThrottled(state, observation)
+  state.pacedCleanUnits = 0
+  local limit = state.limit
+  if state.probedFromWindowMs == 0 or limit == nil then return end
+  state.windowMs = math.max(state.windowMs or 0, state.probedFromWindowMs)
+  state.probedFromWindowMs = 0
+  if state.refillSinceMs > 0 then shortenToProvenRefill(state, limit, state.windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1) end
 end
 
 local function applyAnchor(state, observation, budget, leaseMs)
@@ -1370,6 +1428,7 @@ local function silentThrottle(state, observation)
 end
 
 local function applyThrottle(state, observation, options, inFlightBefore)
+  if observation.budget ~= nil then estimateThrottled(state, observation) end
   state.throttleStreak = state.throttleStreak + 1
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
@@ -1424,6 +1483,7 @@ local function applyOk(state, observation, units, inFlightBefore)
     state.inFlightCapGrows = true
   end
   if observation.budget ~= nil then return end
+  probeEstimatedRate(state, observation, units)
   windowFromFirstSuccess(state, observation)
   local sentAtMs = clampTime(observation.sentAtMs)
   if state.anchor == nil and state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then

@@ -132,6 +132,70 @@ describe("a shown budget is never overrun", () => {
     expect(documented.throttled).toBeLessThanOrEqual(20);
   });
 
+  it("a bucket's documented rate shown only on its 429s, where every start at it is clean, is probed faster: a 429 ends the probe, and no probe spends at once what the slower rate left", () => {
+    // Only a 429 shows the count (10 of 10 used), at the documented 0.5 per s for that size; the
+    // servers refill four times as fast. Paced at the estimate, 200 jobs would take 380 s.
+    const onThrottles = (admission: Admission) => (admission.admitted ? null : shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
+    for (const [name, server] of [["a token bucket of 10 per 5 s", tokenBucket(10, 5000)], ["a sliding 10 per 5 s", slidingLog(10, 5000)]] as const) {
+      const { throttled, lastStartMs } = runWorkers(new Scope(T0), server, { workers: 4, rttMs: 50, startMs: T0, jobs: 200, budgetOf: onThrottles });
+      expect(lastStartMs - T0, name).toBeLessThan(200_000);
+      expect(throttled, name).toBeLessThanOrEqual(40);
+    }
+  });
+
+  it("an estimated rate is probed after a bucketful of starts it paced, from then on, and a 429 showing the count takes the probe back", () => {
+    const empty = { budget: shown({ remaining: 0, limit: 4, restorePerSecond: 0.2, restoreEstimated: true }) };
+    // The first request's 429 shows 4 of 4 used at the documented 0.2 per s: a unit every 5 s.
+    const scope = new Scope(T0);
+    // A start far ahead is claimed again when near: ask then.
+    const goWhenNear = (fromMs: number): Go => {
+      let result = scope.claim(fromMs);
+      while (result.kind === "wait") result = scope.claim(result.untilMs);
+      if (result.kind !== "go") expect.fail(JSON.stringify(result));
+      return result;
+    };
+    scope.throttle(scope.go(T0), T0 + 50, null, empty);
+    expect(scope.state.windowMs).toBe(20_000);
+    const starts: number[] = [];
+    let nowMs = T0 + 50;
+    for (let i = 0; i < 5; i++) {
+      const granted = goWhenNear(nowMs);
+      starts.push(granted.atMs);
+      nowMs = granted.atMs + 50;
+      scope.answer(granted, nowMs);
+    }
+    // Four clean starts each 5 s after the one before (the first, with none before it, shows no
+    // pacing): the window is halved from the last one's answer on, not back to the 429.
+    expect(starts.map((atMs, i) => atMs - (starts[i - 1] ?? atMs))).toEqual([0, 5000, 5000, 5000, 5000]);
+    expect(scope.state.windowMs).toBe(10_000);
+    const probe = goWhenNear(nowMs);
+    expect(probe.atMs - starts[4]!).toBeGreaterThanOrEqual(2500);
+    scope.throttle(probe, probe.atMs + 50, null, empty);
+    expect(scope.state.windowMs).toBe(20_000);
+  });
+
+  it("a burst's 429s that each show the bucket empty prove no refill: a rejected request is not in the count, so the estimated window stays", () => {
+    // Slow start with nothing shown until 16 are granted at once and sent over 150 ms; the first is
+    // admitted, the other 15 are rejected, each 429 showing 20 of 20 used at the documented 1 per s
+    // for that size.
+    const scope = new Scope(T0);
+    let nowMs = T0;
+    let burst: Go[] = [];
+    while (burst.length < 16) {
+      burst = [];
+      for (let r = scope.claim(nowMs); r.kind === "go" && burst.length < 16; r = scope.claim(nowMs)) burst.push(r);
+      if (burst.length < 16) for (const granted of burst) scope.answer(granted, (nowMs += 1));
+      nowMs += 100;
+    }
+    const empty = { budget: shown({ remaining: 0, limit: 20, restorePerSecond: 1, restoreEstimated: true }) };
+    scope.answer(burst[0]!, nowMs);
+    scope.throttle(burst[1]!, nowMs, 1000, empty);
+    const learnedMs = scope.state.windowMs;
+    expect(scope.state.refill).toBe("bucket");
+    for (const [i, granted] of burst.slice(2).entries()) scope.throttle({ seq: granted.seq, atMs: granted.atMs + i * 10 }, nowMs + 150, 1000, empty);
+    expect(scope.state.windowMs).toBe(learnedMs);
+  });
+
   it("a bucket's estimated rate grants starts at most two units' spacing ahead: a start further off is claimed again when near, at the rate known then", () => {
     // Shopify REST shows 40 of 40 used; its documented rate for that size is 2 per s (500 ms a unit).
     const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }));
