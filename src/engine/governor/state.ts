@@ -213,7 +213,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     budgetOnSuccess: v.budgetOnSuccess === true,
     // A state written before estimated rates were probed (or with figures out of range): not probing.
     probedFromWindowMs: isPositive(v.probedFromWindowMs) ? Math.round(v.probedFromWindowMs) : 0,
-    pacedCleanUnits: isCount(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
+    pacedCleanUnits: isUnits(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };

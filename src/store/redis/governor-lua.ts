@@ -196,7 +196,7 @@ local function readState(v)
   -- state.ts: a state written before estimated rates were probed is not probing.
   local probedFromWindowMs, pacedCleanUnits = 0, 0
   if isPositive(v.probedFromWindowMs) then probedFromWindowMs = jsRound(v.probedFromWindowMs) end
-  if isCount(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
+  if isUnits(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
