@@ -7,10 +7,11 @@
  * nothing ever shows the bucket refills faster. A sliding 10 per 10 s behind the header on its 429s
  * went at the documented 10 per 20 s all run (2.0 x ideal).
  *
- * So a full bucket's worth of clean starts that the estimate paced (each waited for its refill)
- * halves the window, from then on: the rate is probed upward, as a TCP sender probes its path
- * (RFC 5681 §3.1). A 429 showing the count while probing ends it: the window goes back to the
- * last one paced cleanly, shortened only as far as the count since proves.
+ * So clean starts that the estimate paced (each waited for its refill) halve the window, from then
+ * on: the rate is probed upward, as a TCP sender probes its path (RFC 5681 §3.1), two after the
+ * reading, then a bucketful at each rate before the next. A 429 showing the count while probing ends
+ * it: the window goes back to the last one paced cleanly, shortened only as far as the count since
+ * proves, and each later probe waits for a bucketful.
  */
 import { bucketFullAtMs } from "./model";
 import { clampTime, MAX_FIGURE } from "./state";
@@ -26,6 +27,13 @@ export function shortenToProvenRefill(state: GovernorState, limit: number, windo
   const provenWindowMs = Math.ceil((limit * spanMs) / provenUnits);
   if (provenWindowMs < windowMs) state.windowMs = Math.max(1, provenWindowMs);
 }
+
+/**
+ * Paced starts before the first probe. The reading it follows showed the bucket empty, so only what
+ * two starts' spacing refilled can mask a rate too fast; the probe itself must then last a bucketful
+ * (below). After a probe has failed the bucket may be anywhere: a bucketful first.
+ */
+const FIRST_PROBE_UNITS = 2;
 
 /** A start this share of its units' spacing after the one before it waited for the refill. */
 const PACED_SHARE = 0.9;
@@ -48,7 +56,8 @@ export function probeEstimatedRate(state: GovernorState, observation: Observatio
   if (state.refill !== "bucket" || state.windowSource !== "inferred" || state.budgetOnSuccess || anchor === null || limit === null || windowMs === null) return;
   if (observation.seq <= anchor.seq || !pacedByEstimate(state, observation.seq, units, limit, windowMs)) return;
   state.pacedCleanUnits = Math.min(MAX_FIGURE, state.pacedCleanUnits + units);
-  if (state.pacedCleanUnits < limit) return;
+  const firstProbe = state.probedFromWindowMs === 0 && !state.estimateProbeFailed;
+  if (state.pacedCleanUnits < (firstProbe ? Math.min(limit, FIRST_PROBE_UNITS) : limit)) return;
   // The faster rate counts from now: what the slower one's claims took stays taken. Halved over the
   // whole time since the reading, the bucket would have refilled twice as much back then too, and
   // half a bucket went at once.
@@ -73,5 +82,6 @@ export function estimateThrottled(state: GovernorState, observation: Observation
   if (state.probedFromWindowMs === 0 || limit === null) return;
   state.windowMs = Math.max(state.windowMs ?? 0, state.probedFromWindowMs);
   state.probedFromWindowMs = 0;
+  state.estimateProbeFailed = true;
   if (state.refillSinceMs > 0) shortenToProvenRefill(state, limit, state.windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1);
 }

@@ -74,6 +74,7 @@ export function emptyState(nowMs: number): GovernorState {
     budgetOnSuccess: false,
     probedFromWindowMs: 0,
     pacedCleanUnits: 0,
+    estimateProbeFailed: false,
     lastAnsweredAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
@@ -214,6 +215,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     // A state written before estimated rates were probed (or with figures out of range): not probing.
     probedFromWindowMs: isPositive(v.probedFromWindowMs) ? Math.round(v.probedFromWindowMs) : 0,
     pacedCleanUnits: isUnits(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
+    estimateProbeFailed: v.estimateProbeFailed === true,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };

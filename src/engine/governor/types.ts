@@ -138,11 +138,12 @@ export interface GovernorState {
   budgetOnSuccess: boolean;
   /**
    * An estimated bucket rate probed upward (estimate.ts): the window paced cleanly before the probe
-   * halved it (0: not probing), and the units admitted at the estimated pace since the last probe or
-   * throttle (a bucketful of them starts a probe).
+   * halved it (0: not probing), the units admitted at the estimated pace since the last probe or
+   * throttle (enough of them start a probe), and whether a probe has failed (later ones wait longer).
    */
   probedFromWindowMs: number;
   pacedCleanUnits: number;
+  estimateProbeFailed: boolean;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
   updatedAtMs: number;

@@ -197,6 +197,7 @@ local function readState(v)
   local probedFromWindowMs, pacedCleanUnits = 0, 0
   if isPositive(v.probedFromWindowMs) then probedFromWindowMs = jsRound(v.probedFromWindowMs) end
   if isUnits(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
+  local estimateProbeFailed = v.estimateProbeFailed == true
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
@@ -208,7 +209,7 @@ local function readState(v)
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess,
-    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, updatedAtMs = jsRound(v.updatedAtMs),
+    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -228,7 +229,7 @@ local function emptyState(nowMs)
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
-    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, updatedAtMs = clampTime(nowMs),
+    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -278,7 +279,7 @@ local function encodeState(s)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"lessonSeq":' .. num(s.lessonSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess)
-    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -1064,6 +1065,8 @@ end
 
 -- estimate.ts pacedByEstimate: the answered claim's start came a unit's spacing after the claim before it.
 local PACED_SHARE = 0.9
+-- estimate.ts FIRST_PROBE_UNITS: paced starts before the first probe (after a failed one, a bucketful).
+local FIRST_PROBE_UNITS = 2
 local function pacedByEstimate(state, seq, units, limit, windowMs)
   local at = 0
   for i, slot in ipairs(state.slots) do
@@ -1082,7 +1085,9 @@ local function probeEstimatedRate(state, observation, units)
   if state.refill ~= "bucket" or state.windowSource ~= "inferred" or state.budgetOnSuccess or anchor == nil or limit == nil or windowMs == nil then return end
   if observation.seq <= anchor.seq or not pacedByEstimate(state, observation.seq, units, limit, windowMs) then return end
   state.pacedCleanUnits = math.min(MAX_FIGURE, state.pacedCleanUnits + units)
-  if state.pacedCleanUnits < limit then return end
+  local needed = limit
+  if state.probedFromWindowMs == 0 and not state.estimateProbeFailed then needed = math.min(limit, FIRST_PROBE_UNITS) end
+  if state.pacedCleanUnits < needed then return end
   local perMs = limit / windowMs
   local fullAtMs = bucketFullAtMs(state, anchor, limit, perMs)
   local nowMs = clampTime(observation.nowMs)
@@ -1102,6 +1107,7 @@ local function estimateThrottled(state, observation)
   if state.probedFromWindowMs == 0 or limit == nil then return end
   state.windowMs = math.max(state.windowMs or 0, state.probedFromWindowMs)
   state.probedFromWindowMs = 0
+  state.estimateProbeFailed = true
   if state.refillSinceMs > 0 then shortenToProvenRefill(state, limit, state.windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1) end
 end
 

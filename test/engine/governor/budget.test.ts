@@ -143,35 +143,50 @@ describe("a shown budget is never overrun", () => {
     }
   });
 
-  it("an estimated rate is probed after a bucketful of starts it paced, from then on, and a 429 showing the count takes the probe back", () => {
+  it("an estimated rate is probed two paced starts after the reading, then after a bucketful at each rate, from then on; a 429 showing the count takes the probe back, and the next waits for a bucketful", () => {
     const empty = { budget: shown({ remaining: 0, limit: 4, restorePerSecond: 0.2, restoreEstimated: true }) };
     // The first request's 429 shows 4 of 4 used at the documented 0.2 per s: a unit every 5 s.
     const scope = new Scope(T0);
-    // A start far ahead is claimed again when near: ask then.
-    const goWhenNear = (fromMs: number): Go => {
-      let result = scope.claim(fromMs);
-      while (result.kind === "wait") result = scope.claim(result.untilMs);
-      if (result.kind !== "go") expect.fail(JSON.stringify(result));
-      return result;
+    let nowMs = T0 + 50;
+    let lastMs: number | null = null;
+    // Starts answered 50 ms after each; one far ahead is claimed again when near: ask then.
+    const send = (count: number): { gapsMs: number[]; windowsMs: Array<number | null> } => {
+      const gapsMs: number[] = [];
+      const windowsMs: Array<number | null> = [];
+      for (let i = 0; i < count; i++) {
+        let result = scope.claim(nowMs);
+        while (result.kind === "wait") result = scope.claim(result.untilMs);
+        if (result.kind !== "go") expect.fail(JSON.stringify(result));
+        gapsMs.push(lastMs === null ? 0 : result.atMs - lastMs);
+        lastMs = result.atMs;
+        nowMs = result.atMs + 50;
+        scope.answer(result, nowMs);
+        windowsMs.push(scope.state.windowMs);
+      }
+      return { gapsMs, windowsMs };
     };
     scope.throttle(scope.go(T0), T0 + 50, null, empty);
     expect(scope.state.windowMs).toBe(20_000);
-    const starts: number[] = [];
-    let nowMs = T0 + 50;
-    for (let i = 0; i < 5; i++) {
-      const granted = goWhenNear(nowMs);
-      starts.push(granted.atMs);
-      nowMs = granted.atMs + 50;
-      scope.answer(granted, nowMs);
-    }
-    // Four clean starts each 5 s after the one before (the first, with none before it, shows no
-    // pacing): the window is halved from the last one's answer on, not back to the 429.
-    expect(starts.map((atMs, i) => atMs - (starts[i - 1] ?? atMs))).toEqual([0, 5000, 5000, 5000, 5000]);
+    // The first start has none before it to show its pacing; the next two were paced 5 s apart: halved.
+    expect(send(3)).toEqual({ gapsMs: [0, 5000, 5000], windowsMs: [20_000, 20_000, 10_000] });
+    // At the faster rate from the third's answer on (not back to the 429): after the first start
+    // (again none before it in the log), a bucketful paced at it halves the window again.
+    expect(send(5)).toEqual({ gapsMs: [2550, 2500, 2500, 2500, 2500], windowsMs: [10_000, 10_000, 10_000, 10_000, 5000] });
+    // The probe's 429 takes it back to the rate paced cleanly; the next probe waits for a bucketful.
+    let probe = scope.claim(nowMs);
+    while (probe.kind === "wait") probe = scope.claim(probe.untilMs);
+    if (probe.kind !== "go") expect.fail(JSON.stringify(probe));
+    nowMs = probe.atMs + 50;
+    lastMs = null;
+    scope.throttle(probe, nowMs, null, empty);
     expect(scope.state.windowMs).toBe(10_000);
-    const probe = goWhenNear(nowMs);
-    expect(probe.atMs - starts[4]!).toBeGreaterThanOrEqual(2500);
-    scope.throttle(probe, probe.atMs + 50, null, empty);
-    expect(scope.state.windowMs).toBe(20_000);
+    // (The first start waits for the 429's unit; the room that wait left lets the next go sooner than
+    // the pace, no evidence of it.) The window is halved again at the fourth start paced at 2.5 s.
+    const after = send(12);
+    const halvedAt = after.windowsMs.indexOf(5000);
+    expect(after.windowsMs.slice(0, halvedAt).every((windowMs) => windowMs === 10_000)).toBe(true);
+    expect(after.gapsMs.slice(1, halvedAt + 1).filter((gapMs) => gapMs >= 2500).length).toBe(4);
+    expect(after.gapsMs[halvedAt]).toBe(2500);
   });
 
   it("a burst's 429s that each show the bucket empty prove no refill: a rejected request is not in the count, so the estimated window stays", () => {
