@@ -801,10 +801,11 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(windows[8]).toBe(1500);
   });
 
-  it("agrees where a budget is shown only on throttles: the first reading's lesson teaches no reserve, and a success after its reset brings the limit back", async () => {
+  it("agrees where a budget is shown only on throttles: the first reading's lesson teaches no reserve, a success after its reset brings the limit back, and once that is spent a success lets two go", async () => {
     const both = new SideBySide(raw, server.url, "only429:", T0);
     const scope = "api|only429";
     const starts: number[] = [];
+    const kinds: string[] = [];
     try {
       const send = (budget: ObservedBudget | null, kind: "ok" | "throttled" = "ok"): Promise<number> =>
         both.sendAnswered(scope, 20, (seq, sentAtMs) => ({ ...answer(seq, sentAtMs, kind, budget), waitMs: kind === "throttled" ? T0 + 1000 - (sentAtMs + 20) : null, waitFromServer: kind === "throttled" }));
@@ -812,10 +813,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await send(shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }), "throttled");
       both.nowMs = T0 + 1000;
       await send(null);
+      const four: number[] = [];
       for (let i = 0; i < 4; i++) {
         const go = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         starts.push(go.kind === "go" ? go.atMs : Number.NaN);
+        four.push(seqOf(go));
       }
+      // Spent by our count, no window known: the first of the four to answer lets two go, then a probe.
+      both.nowMs = T0 + 1040;
+      await both.observe(scope, answer(four[0]!, T0 + 1020, "ok", null));
+      const after: ClaimResult[] = [];
+      for (let i = 0; i < 3; i++) after.push(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
+      for (const seq of four.slice(1)) await both.observe(scope, answer(seq, T0 + 1020, "ok", null));
+      both.nowMs = T0 + 1060;
+      await both.observe(scope, answer(seqOf(after[2]!), T0 + 1040, "ok", null));
+      after.push(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
+      kinds.push(...after.map((r) => (r.kind === "go" ? (r.probe ? "probe" : "go") : r.kind)));
       // Where a success showed the budget, a probe's answer without fields (a replay) changes nothing.
       const shows = "api|shows";
       const first = await both.claim(shows, { latestStartMs: Number.POSITIVE_INFINITY });
@@ -830,6 +843,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await both.close();
     }
     expect(starts).toEqual(Array<number>(4).fill(T0 + 1020));
+    expect(kinds).toEqual(["go", "go", "probe", "probe"]);
   });
 
   it("agrees that a grant starting before the last one (a concurrency limit, a clock gone back) keeps the slots in start order", async () => {

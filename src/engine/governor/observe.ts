@@ -7,6 +7,7 @@
 import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, shortenToProvenRefill } from "./estimate";
+import { unreflectedUnits } from "./model";
 import { inferWindow, trimWindow } from "./sliding";
 import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
@@ -653,6 +654,25 @@ function budgetShownOnlyOnThrottles(state: GovernorState, observation: Observati
   state.anchor = { remaining: Math.max(0, limit - sinceResetUnits), seq: state.seq, atMs: observation.sentAtMs, resetAtMs: 0, lateUnits: 0, answeredAtMs: observation.nowMs, ownOutAtSend: 0 };
 }
 
+/**
+ * A success showing nothing, after the reading budgetShownOnlyOnThrottles took back at a reset (no
+ * reset of its own), where no window is known: once that reading is spent, each start waited for one
+ * probe's answer, one request per round trip (a token bucket of 60 per s behind IETF fields on its
+ * 429s only, 50 workers: 4.92 x ideal; a concurrency limit of 8 behind GitHub's: 6.15 x). The server
+ * took this request, so the reading is taken again from here: what it left less our claims since,
+ * and this request's unit and one more back, so two go where one probe went, until a throttle reads
+ * the count again (2.59 x and 3.62 x; sliding logs behind the same headers overshoot a little: seed
+ * 61 #19 15 -> 32 throttled of 500 jobs, 1.08 -> 1.09 x). Only the first success after each reading
+ * takes it again; claims granted before it are in what it left.
+ */
+function spentReadingAnswered(state: GovernorState, observation: Observation, units: number): void {
+  const anchor = state.anchor;
+  const limit = state.limit;
+  if (!anchor || state.budgetOnSuccess || anchor.resetAtMs !== 0 || state.windowMs !== null || limit === null || holdsConcurrency(state) || observation.seq <= anchor.seq) return;
+  const left = anchor.remaining - unreflectedUnits(state, anchor);
+  state.anchor = { ...anchor, remaining: Math.max(0, Math.min(limit, left + 2 * units)), seq: state.seq, atMs: clampTime(observation.nowMs), lateUnits: 0 };
+}
+
 /** Applies one answer (or its absence) to the scope's state. Pure. */
 export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
   return observeInPlace(copyState(current), observation, options);
@@ -693,6 +713,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   else if (observation.kind === "ok") applyOk(state, observation, units, inFlightBefore);
   if (observation.budget === null && (observation.kind === "ok" || observation.kind === "throttled")) learnSilentConcurrency(state, observation);
   if (answersProbe && observation.kind === "ok" && observation.budget === null) budgetShownOnlyOnThrottles(state, observation);
+  else if (observation.kind === "ok" && observation.budget === null) spentReadingAnswered(state, observation, units);
   learnReserve(state, observation, units);
   if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);
   prune(state, nowMs);

@@ -1474,6 +1474,16 @@ local function budgetShownOnlyOnThrottles(state, observation)
   state.anchor = { remaining = math.max(0, limit - sinceResetUnits), seq = state.seq, atMs = observation.sentAtMs, resetAtMs = 0, lateUnits = 0, answeredAtMs = observation.nowMs, ownOutAtSend = 0 }
 end
 
+-- observe.ts spentReadingAnswered: a success after a reading taken back at a reset, with no reset of
+-- its own and no window known, takes the reading again: what it left less ours since, plus two units.
+local function spentReadingAnswered(state, observation, units)
+  local anchor = state.anchor
+  local limit = state.limit
+  if not anchor or state.budgetOnSuccess or anchor.resetAtMs ~= 0 or state.windowMs ~= nil or limit == nil or holdsConcurrency(state) or observation.seq <= anchor.seq then return end
+  local left = anchor.remaining - unreflectedUnits(state, anchor)
+  state.anchor = { remaining = math.max(0, math.min(limit, left + 2 * units)), seq = state.seq, atMs = clampTime(observation.nowMs), resetAtMs = anchor.resetAtMs, lateUnits = 0, answeredAtMs = anchor.answeredAtMs, ownOutAtSend = anchor.ownOutAtSend }
+end
+
 local function applyOk(state, observation, units, inFlightBefore)
   state.throttleStreak = 0
   state.breakerOpen = false
@@ -1540,7 +1550,11 @@ local function observeInPlace(state, given, options)
     applyOk(state, observation, units, inFlightBefore)
   end
   if observation.budget == nil and (observation.kind == "ok" or observation.kind == "throttled") then learnSilentConcurrency(state, observation) end
-  if answersProbe and observation.kind == "ok" and observation.budget == nil then budgetShownOnlyOnThrottles(state, observation) end
+  if answersProbe and observation.kind == "ok" and observation.budget == nil then
+    budgetShownOnlyOnThrottles(state, observation)
+  elseif observation.kind == "ok" and observation.budget == nil then
+    spentReadingAnswered(state, observation, units)
+  end
   learnReserve(state, observation, units)
   if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end
   prune(state, nowMs)

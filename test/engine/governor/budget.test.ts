@@ -296,6 +296,25 @@ describe("a shown budget is never overrun", () => {
     expect(scope.claim(probe.atMs + 21).kind).toBe("wait");
   });
 
+  it("a budget shown only on throttles, spent after its reset with no window known: a success lets two go where one probe went, and the claims it does not count wait for the next", () => {
+    const scope = new Scope();
+    const five = successes(scope, 5, 20);
+    const sixth = scope.go(five[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, T0 + 1000 - (sixth.atMs + 20), { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 }) });
+    const probe = scope.go(T0 + 1000);
+    scope.answer(probe, probe.atMs + 20);
+    const four = Array.from({ length: 4 }, () => scope.go(probe.atMs + 20));
+    // The limit is spent by our count. The first of the four answers: two go, not one probe.
+    scope.answer(four[0]!, probe.atMs + 40);
+    const after = [scope.claim(probe.atMs + 40), scope.claim(probe.atMs + 40), scope.claim(probe.atMs + 40)];
+    expect(after.map((r) => (r.kind === "go" ? (r.probe ? "probe" : "go") : r.kind))).toEqual(["go", "go", "probe"]);
+    // The other three were granted before that answer: they are in what it left, and give nothing
+    // back; once the probe has answered too, the reading is spent again and the next one probes.
+    for (const granted of four.slice(1)) scope.answer(granted, probe.atMs + 41);
+    scope.answer(after[2] as Go, probe.atMs + 42);
+    expect(scope.claim(probe.atMs + 42)).toMatchObject({ kind: "go", probe: true });
+  });
+
   it("a success without fields (a replay from an idempotency key) leaves the reading of a server that shows its count on successes alone, a probe's too", () => {
     const scope = Scope.afterReading(T0 + 20, shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000, windowMs: 1000 }));
     const next = scope.go(T0 + 1000);
