@@ -6,7 +6,7 @@
  */
 import { holdsConcurrency, lessonClaimsOut } from "./concurrency";
 import { earliestStart, heldSlots, roundTripMs } from "./model";
-import { boundSlots, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
+import { boundSlots, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -73,7 +73,7 @@ function insertSlot(slots: SlotTuple[], slot: SlotTuple): void {
  * headers) there is nothing to prove it by, and claiming again there only reordered the starts.
  */
 function rateIsEstimate(state: GovernorState): boolean {
-  return state.refill === "bucket" && state.windowSource === "inferred" && state.anchor !== null;
+  return bucketRateEstimated(state) && state.anchor !== null;
 }
 
 function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): ClaimResult {
@@ -185,7 +185,7 @@ const ESTIMATED_HORIZON_MAX_MS = 2000;
  */
 function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number): ClaimResult | null {
   const windowMs = state.windowMs;
-  if (windowMs !== null && state.limit !== null && state.refill === "bucket" && state.windowSource === "inferred") {
+  if (windowMs !== null && state.limit !== null && bucketRateEstimated(state)) {
     const horizonMs = Math.round(Math.max(Math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs));
     if (atMs - nowMs <= horizonMs) return null;
     return { kind: "wait", untilMs: atMs - horizonMs, why: "estimated rate: a start far ahead is claimed when it is near, at the rate known then" };

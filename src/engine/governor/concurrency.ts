@@ -22,7 +22,7 @@
  * cap is then an estimate, lowered by each throttle and ruled out only at one.
  */
 import { heldSlots } from "./model";
-import { MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorState, Observation, ObservedBudget } from "./types";
 
 export function holdsConcurrency(state: GovernorState): boolean {
@@ -157,7 +157,7 @@ export function startedBy(state: GovernorState, atMs: number, leaseMs: number): 
 const ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS = 0.25;
 
 function estimatedBucketCount(state: GovernorState, previous: Anchor, budget: ObservedBudget): boolean {
-  return state.refill === "bucket" && state.windowSource === "inferred" && previous.resetAtMs === 0 && budget.resetAtMs === null;
+  return bucketRateEstimated(state) && previous.resetAtMs === 0 && budget.resetAtMs === null;
 }
 
 /** The count came back up between two readings of the same reset, with the later request sent after the earlier answer. */

@@ -14,7 +14,7 @@
  * proves, and each later probe waits for a bucketful.
  */
 import { bucketFullAtMs } from "./model";
-import { clampTime, MAX_FIGURE } from "./state";
+import { bucketRateEstimated, clampTime, MAX_FIGURE } from "./state";
 import type { GovernorState, Observation } from "./types";
 
 /**
@@ -53,7 +53,7 @@ function pacedByEstimate(state: GovernorState, seq: number, units: number, limit
  */
 export function probeEstimatedRate(state: GovernorState, observation: Observation, units: number): void {
   const { limit, windowMs, anchor } = state;
-  if (state.refill !== "bucket" || state.windowSource !== "inferred" || state.budgetOnSuccess || anchor === null || limit === null || windowMs === null) return;
+  if (!bucketRateEstimated(state) || state.budgetOnSuccess || anchor === null || limit === null || windowMs === null) return;
   if (observation.seq <= anchor.seq || !pacedByEstimate(state, observation.seq, units, limit, windowMs)) return;
   state.pacedCleanUnits = Math.min(MAX_FIGURE, state.pacedCleanUnits + units);
   const firstProbe = state.probedFromWindowMs === 0 && !state.estimateProbeFailed;

@@ -9,7 +9,7 @@ import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConc
 import { estimateThrottled, probeEstimatedRate, shortenToProvenRefill } from "./estimate";
 import { unreflectedUnits } from "./model";
 import { inferWindow, trimWindow } from "./sliding";
-import { clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
@@ -52,7 +52,7 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
   if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE && budget.restoreEstimated) {
     // A documented rate for the bucket's size is an estimate: a window its own count already proved
     // shorter (learnBucketRefill) stays.
-    const provenMs = state.refill === "bucket" && state.windowSource === "inferred" ? state.windowMs : null;
+    const provenMs = bucketRateEstimated(state) ? state.windowMs : null;
     state.refill = "bucket";
     state.windowMs = provenMs === null ? bucketWindowMs : Math.min(provenMs, bucketWindowMs);
     state.windowSource = "inferred";
@@ -243,7 +243,7 @@ function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs:
  */
 function learnBucketFromAdmitted(state: GovernorState, observation: Observation, remaining: number): void {
   const { limit, windowMs } = state;
-  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || state.okInWindow <= 0 || state.windowStartMs === 0) return;
+  if (!bucketRateEstimated(state) || limit === null || windowMs === null || state.okInWindow <= 0 || state.windowStartMs === 0) return;
   shortenToProvenRefill(state, limit, windowMs, state.windowStartMs, observation.sentAtMs, state.okInWindow + remaining - limit - 1);
 }
 
@@ -305,7 +305,7 @@ function countRefillFrom(state: GovernorState, sinceMs: number): void {
  */
 function learnBucketRefill(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const { limit, windowMs } = state;
-  if (state.refill !== "bucket" || state.windowSource !== "inferred" || limit === null || windowMs === null || observation.seq <= previous.seq) return countRefillFrom(state, 0);
+  if (!bucketRateEstimated(state) || limit === null || windowMs === null || observation.seq <= previous.seq) return countRefillFrom(state, 0);
   if (remaining >= limit) return countRefillFrom(state, observation.sentAtMs);
   if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) countRefillFrom(state, previous.atMs);
   // A throttled reading's own request was rejected: it is not in the count. Taken as counted, each
@@ -327,7 +327,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   let resetAtMs = budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0;
   if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
   else if (previous && resetMovedOn(state, previous, observation, budget.remaining, resetAtMs)) learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs);
-  else if (state.refill === "bucket" && state.windowSource === "inferred") tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs);
+  else if (bucketRateEstimated(state)) tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs);
   else if (previous && fixedResetMoved(state, previous, sentAtMs, resetAtMs)) state.refill = "window";
   // The window is bounded by this reading's own reset: a sliding window's reset moves on as its
   // oldest units leave, and the merged one below may be an older unit's.

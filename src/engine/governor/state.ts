@@ -24,6 +24,10 @@ export const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
 export function windowIsGuessed(state: Pick<GovernorState, "windowSource">): boolean {
   return state.windowSource === "assumed" || state.windowSource === "outlasted";
 }
+/** A bucket whose rate is an estimate (documented for its size, or bounded from whole-second resets): its own count may prove it faster. */
+export function bucketRateEstimated(state: Pick<GovernorState, "refill" | "windowSource">): boolean {
+  return state.refill === "bucket" && state.windowSource === "inferred";
+}
 
 /** The largest limit, window (ms), unit count or reserve a state keeps: a figure beyond it is not a budget. */
 export const MAX_FIGURE = 1e12;
