@@ -759,7 +759,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(whys).toContain("wait: assumed window");
   });
 
-  it("agrees where a bucket's documented rate is shortened by its own count, where a later lesson's units are counted from the first success after the last, and where what was admitted since the last lesson is a bucket's rate", async () => {
+  it("agrees where a bucket's documented rate is shortened by its own count, where a later lesson's units are counted from the first success after the last, where what was admitted since the last lesson is a bucket's rate, and where a bucket's refill measured over two of its windows is (a window's, or one within two windows, is cut)", async () => {
     const both = new SideBySide(raw, server.url, "proven:", T0);
     const scope = "api|proven";
     const windows: (number | null)[] = [];
@@ -793,6 +793,33 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       for (let i = 0; i < 2; i++) await sendTo(regained, "ok");
       const throttledSentAtMs = await sendTo(regained, "throttled");
       expect(both.memory.snapshot().get(regained)).toMatchObject({ refill: "bucket", limit: 2, windowMs: throttledSentAtMs - lessonSentAtMs });
+      // Paced at that rate, 20 admitted over more than two of its windows, then a throttle: the rate
+      // admitted since, one unit less (bucketRateMeasured), not the cut to 1.
+      for (let i = 0; i < 20; i++) await sendTo(regained, "ok");
+      const measuredSentAtMs = await sendTo(regained, "throttled");
+      expect(measuredSentAtMs - throttledSentAtMs).toBeGreaterThan(2 * (throttledSentAtMs - lessonSentAtMs));
+      expect(both.memory.snapshot().get(regained)).toMatchObject({ refill: "bucket", limit: 2, windowMs: Math.round(((measuredSentAtMs - throttledSentAtMs) * 2) / 19) });
+      // Not for a window (19 admitted over two of them: the cut), nor for a bucket throttled again
+      // within two of its windows (the cut).
+      const waited = (waitMs: number) => (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs, waitFromServer: false });
+      const okAnswer = (seq: number, sentAtMs: number) => answer(seq, sentAtMs, "ok", null);
+      const windowed = "api|windowed";
+      both.nowMs = T0 + 120_000;
+      for (let i = 0; i < 10; i++) await both.sendAnswered(windowed, 10, okAnswer);
+      await both.sendAnswered(windowed, 10, waited(500));
+      for (let i = 0; i < 19; i++) await both.sendAnswered(windowed, 10, okAnswer);
+      await both.sendAnswered(windowed, 10, waited(500));
+      expect(both.memory.snapshot().get(windowed)).toMatchObject({ refill: "window", limit: 8, windowMs: 1000 });
+      const soon = "api|soon";
+      both.nowMs = T0 + 180_000;
+      for (let i = 0; i < 10; i++) await both.sendAnswered(soon, 10, okAnswer);
+      await both.sendAnswered(soon, 10, waited(900));
+      for (let i = 0; i < 7; i++) await both.sendAnswered(soon, 10, okAnswer);
+      await both.sendAnswered(soon, 10, waited(10));
+      const soonWindowMs = both.memory.snapshot().get(soon)!.windowMs;
+      for (let i = 0; i < 10; i++) await both.sendAnswered(soon, 10, okAnswer);
+      await both.sendAnswered(soon, 10, waited(500));
+      expect(both.memory.snapshot().get(soon)).toMatchObject({ refill: "bucket", limit: 5, windowMs: soonWindowMs });
     } finally {
       await both.close();
     }

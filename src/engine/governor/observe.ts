@@ -509,10 +509,32 @@ function admittedSinceLesson(state: GovernorState, limit: number, admitted: numb
   const { windowMs } = state;
   const measuredMs = clampTime(observation.sentAtMs) - state.lessonSentAtMs;
   if (admitted <= 0 || state.lessonSentAtMs === 0 || windowMs === null || state.windowSource === "shown" || measuredMs <= 0) return false;
-  if (admitted / measuredMs >= (DECREASE * limit) / windowMs) return false;
+  if (admitted / measuredMs >= (DECREASE * limit) / windowMs) return bucketRateMeasured(state, limit, admitted, measuredMs);
   state.limit = Math.max(state.unitsPerRequest, Math.min(limit, admitted));
   state.windowMs = Math.min(MAX_FIGURE, Math.max(1, Math.round((measuredMs * state.limit) / admitted)));
   state.refill = "bucket";
+  return true;
+}
+
+/** A bucket's refill measured between two throttles over at least this many of its windows is taken as its rate. */
+const MIN_MEASURED_WINDOWS = 2;
+
+/**
+ * A throttle on a bucket paced at a learned rate, less than a cut below it: the bucket was empty at
+ * both throttles' sends, so what it admitted between them is its refill over that time, to within
+ * the one unit the count's discreteness adds. That rate, one unit less, is proven, and closer than
+ * the usual cut: a bucket of 40 and 8 per s behind Stripe's silence, learned as 8.3 per s and cut by
+ * a fifth to 6.5 on its next throttle 10 s later (82 admitted since: 7.9 per s), took 1.17 x ideal
+ * for 320 jobs where the peers given the limit took 1.01 x. Only for a rate already read as a
+ * bucket's (a fixed window's count between two throttles a window or two apart can show a burst
+ * as a rate) and over at least MIN_MEASURED_WINDOWS of its windows. Returns whether it was taken.
+ */
+function bucketRateMeasured(state: GovernorState, limit: number, admitted: number, measuredMs: number): boolean {
+  const windowMs = state.windowMs;
+  if (state.refill !== "bucket" || windowMs === null || measuredMs < MIN_MEASURED_WINDOWS * windowMs) return false;
+  const provenUnits = admitted - state.unitsPerRequest;
+  if (provenUnits <= 0 || provenUnits / measuredMs >= limit / windowMs) return false;
+  state.windowMs = Math.min(MAX_FIGURE, Math.max(1, Math.round((measuredMs * limit) / provenUnits)));
   return true;
 }
 

@@ -1230,13 +1230,25 @@ local function placeAdmitted(state, observation, episodeStartMs, admitted)
 end
 
 -- observe.ts relearn: a later lesson measures the rate itself when it can.
+-- observe.ts bucketRateMeasured: a bucket's refill between two throttles, over at least two of its
+-- windows, one unit less, is its proven rate.
+local MIN_MEASURED_WINDOWS = 2
+local function bucketRateMeasured(state, limit, admitted, measuredMs)
+  local windowMs = state.windowMs
+  if state.refill ~= "bucket" or windowMs == nil or measuredMs < MIN_MEASURED_WINDOWS * windowMs then return false end
+  local provenUnits = admitted - state.unitsPerRequest
+  if provenUnits <= 0 or provenUnits / measuredMs >= limit / windowMs then return false end
+  state.windowMs = math.min(MAX_FIGURE, math.max(1, jsRound((measuredMs * limit) / provenUnits)))
+  return true
+end
+
 -- observe.ts admittedSinceLesson: the units admitted from the last lesson's throttle to this one are
 -- what the server regained in that time; well below the rate learned, a token bucket.
 local function admittedSinceLesson(state, limit, admitted, observation)
   local windowMs = state.windowMs
   local measuredMs = clampTime(observation.sentAtMs) - state.lessonSentAtMs
   if admitted <= 0 or state.lessonSentAtMs == 0 or windowMs == nil or state.windowSource == "shown" or measuredMs <= 0 then return false end
-  if admitted / measuredMs >= (DECREASE * limit) / windowMs then return false end
+  if admitted / measuredMs >= (DECREASE * limit) / windowMs then return bucketRateMeasured(state, limit, admitted, measuredMs) end
   state.limit = math.max(state.unitsPerRequest, math.min(limit, admitted))
   state.windowMs = math.min(MAX_FIGURE, math.max(1, jsRound((measuredMs * state.limit) / admitted)))
   state.refill = "bucket"
