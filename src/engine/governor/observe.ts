@@ -399,10 +399,11 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     // Throttled before any success: the budget was spent before we came, which says nothing of its size.
     if (admitted === 0) return;
     state.limit = admitted;
-    // The window is spent: the log gets those units back, timed as late as they can have been
-    // (the throttled request's send), so they leave it no earlier than they really do. Only
-    // answered slots are among them: a claim still out is not in `admitted` (if it succeeds,
-    // applyOk counts it; if it is throttled, its slot leaves the log).
+    // The window is spent: the log holds those units. The slots a slow start kept stay at their
+    // own sends (prune); any others are timed as late as they can have been (the throttled
+    // request's send), so they leave it no earlier than they really do. Only answered slots are
+    // among them: a claim still out is not in `admitted` (if it succeeds, applyOk counts it; if
+    // it is throttled, its slot leaves the log).
     const out = new Set(state.inFlight.map(([seq]) => seq));
     const placed = state.slots.reduce((sum, [atMs, seq, units]) => (atMs >= episodeStartMs && !out.has(seq) ? sum + units : sum), 0);
     if (admitted > placed) {

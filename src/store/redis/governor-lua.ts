@@ -557,9 +557,13 @@ local function prune(state, nowMs)
   -- firstKept: how many of the oldest slots go (the JS index of the first one kept).
   local firstKept
   if not anchor and state.limit == nil then
+    -- claim.ts prune: in a slow start the answered slots of the last minute stay too (the lesson
+    -- places its units at their own sends).
     local out = {}
     for _, f in ipairs(state.inFlight) do out[f[1]] = true end
-    state.slots = filterSlots(state.slots, function(s) return out[s[2]] == true end)
+    local keepAfterMs = math.huge
+    if state.inFlightCapGrows then keepAfterMs = nowMs - UNKNOWN_WINDOW_RETAIN_MS end
+    state.slots = boundSlots(filterSlots(state.slots, function(s) return s[1] > keepAfterMs or out[s[2]] == true end))
     return
   elseif anchor and state.refill ~= "fixed" then
     local keepsHeld = state.refill == "window" and state.limit ~= nil and (state.windowMs ~= nil or state.limit <= MAX_SLOTS)
