@@ -701,7 +701,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     ]);
   });
 
-  it("agrees on a first lesson's window read to the whole seconds of a Retry-After, and on one given to the millisecond", async () => {
+  it("agrees on a first lesson's window read to the whole seconds of a Retry-After (the shortest that fits), and on one given to the millisecond", async () => {
     const both = new SideBySide(raw, server.url, "whole:", T0);
     const windows: (number | null)[] = [];
     try {
@@ -714,12 +714,30 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         windows.push(both.memory.snapshot().get(scope)!.windowMs);
         both.nowMs += 2000;
       }
+      // Fifteen successes 123 ms apart, then a 429 sent 1,845 ms in, answered 200 ms later, saying
+      // 1 s: 2 s and 3 s both fit (bound 3,045 ms), the shorter is taken.
+      const late = "api|late";
+      for (let i = 0; i < 15; i++) await both.sendAnswered(late, 123, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      const sixteenth = await both.claim(late, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 200;
+      await both.observe(late, { ...answer(seqOf(sixteenth), both.nowMs - 200, "throttled", null), waitMs: 1000, waitFromServer: true, waitResolutionMs: 1000 });
+      windows.push(both.memory.snapshot().get(late)!.windowMs);
+      // Eight successes 100 ms apart, then a 429 sent 800 ms in saying 2 s: the reset is after 1,800 ms.
+      const told = "api|told";
+      both.nowMs += 5000;
+      for (let i = 0; i < 8; i++) await both.sendAnswered(told, 100, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      const ninth = await both.claim(told, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(told, { ...answer(seqOf(ninth), both.nowMs - 20, "throttled", null), waitMs: 2000, waitFromServer: true, waitResolutionMs: 1000 });
+      windows.push(both.memory.snapshot().get(told)!.windowMs);
     } finally {
       await both.close();
     }
     // Whole seconds: 1,000 ms plus 1 %; to the millisecond: from the first success to the reset.
     expect(windows[0]).toBe(1010);
     expect(windows[1]).toBeGreaterThan(1200);
+    expect(windows[2]).toBe(2020);
+    expect(windows[3]).toBe(2020);
   });
 
   it("agrees on a window learned with no wait told: assumed, lengthened by a throttle that finds the lesson's units still counted, bounded by the first success; starts beyond an assumed window wait", async () => {

@@ -367,17 +367,24 @@ const DEFAULT_LEARNED_WINDOW_MS = 1000;
  * A wait rounded up to whole seconds (Retry-After) puts that reset up to a second late, so a fixed
  * 10 per 1 s window throttled 250 ms in read as 1,250 ms, and paced at that it lost a fifth of its
  * rate in every window. Rate limits are stated in whole seconds (per second, per minute), so the
- * whole number of seconds within that second is taken, plus a margin for the requests' transit (1 %,
- * at most 100 ms), where it still holds every unit the throttle says was counted: the window is
- * longer than the time from the first of them to the throttled send.
+ * window is taken as whole seconds, plus a margin for the requests' transit (1 %, at most 100 ms),
+ * within what the throttle proves: the reset came after the throttled send (it was still counting
+ * every unit admitted) and after that send plus the wait less the second it was rounded up by, and
+ * no later than the answer plus the wait. Where both ends allow more than one whole number of
+ * seconds (an answer that took long, a send late in the window), the shortest: a fixed 15 per 2 s
+ * window throttled 1,845 ms in with 200 ms answers reads 3,045 ms, and taken as 3 s it was paced at
+ * two thirds of its rate for good (1.52 x ideal), where a window too short is corrected by the
+ * throttle it meets.
  */
 function windowFromWaitMs(observation: Observation, resetAtMs: number, episodeStartMs: number): number {
   const boundMs = resetAtMs - episodeStartMs;
   const resolutionMs = observation.waitResolutionMs;
   if (resolutionMs === undefined || !isPositive(resolutionMs)) return boundMs;
-  const wholeMs = Math.floor(boundMs / resolutionMs) * resolutionMs;
+  const sentMs = observation.sentAtMs - episodeStartMs;
+  const resetAfterMs = Math.max(sentMs, sentMs + (observation.waitMs ?? 0) - resolutionMs);
+  const wholeMs = Math.max(resolutionMs, (Math.floor(resetAfterMs / resolutionMs) + 1) * resolutionMs);
   const withMarginMs = wholeMs + Math.min(wholeMs / 100, 100);
-  return wholeMs >= resolutionMs && withMarginMs < boundMs && wholeMs > observation.sentAtMs - episodeStartMs ? withMarginMs : boundMs;
+  return withMarginMs < boundMs ? withMarginMs : boundMs;
 }
 
 /**

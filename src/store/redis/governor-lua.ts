@@ -1276,14 +1276,18 @@ local function relearn(state, limit, admitted, resetAtMs, episodeStartMs, observ
   state.limit = math.max(state.unitsPerRequest, math.floor(limit * DECREASE))
 end
 
--- observe.ts windowFromWaitMs: a wait rounded up to whole seconds bounds the window to within a second.
+-- observe.ts windowFromWaitMs: a wait rounded up to whole seconds bounds the window; the shortest whole seconds it allows.
 local function windowFromWaitMs(observation, resetAtMs, episodeStartMs)
   local boundMs = resetAtMs - episodeStartMs
   local resolutionMs = observation.waitResolutionMs
   if not isPositive(resolutionMs) then return boundMs end
-  local wholeMs = math.floor(boundMs / resolutionMs) * resolutionMs
+  -- The shortest whole seconds after what the throttle proves (its send, and its send plus the
+  -- wait less the second it was rounded up by), plus the transit margin, within the bound.
+  local sentMs = observation.sentAtMs - episodeStartMs
+  local resetAfterMs = math.max(sentMs, sentMs + (observation.waitMs or 0) - resolutionMs)
+  local wholeMs = math.max(resolutionMs, (math.floor(resetAfterMs / resolutionMs) + 1) * resolutionMs)
   local withMarginMs = wholeMs + math.min(wholeMs / 100, 100)
-  if wholeMs >= resolutionMs and withMarginMs < boundMs and wholeMs > observation.sentAtMs - episodeStartMs then return withMarginMs end
+  if withMarginMs < boundMs then return withMarginMs end
   return boundMs
 end
 
