@@ -189,11 +189,13 @@ export class RequestRun {
     const { ctx, req } = this;
     const holds = req.governorScope === req.baseScope ? [] : [req.baseScope];
     let lateReclaims = 0;
+    const firstAskedAtMs = ctx.clock.nowMs();
     for (;;) {
       if (this.signal.aborted) throw abortError(this.signal);
       const nowMs = ctx.clock.nowMs();
       const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
-      const { result, nowMs: storeNowMs } = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, random: ctx.random() });
+      const waitedMs = nowMs - firstAskedAtMs;
+      const { result, nowMs: storeNowMs } = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, random: ctx.random(), ...(waitedMs > 0 ? { waitedMs } : {}) });
       if (result.kind === "defer") {
         this.log({ attempt: this.attempts.length + 1, status: null, waitMs: Math.max(0, result.notBeforeMs - storeNowMs), waitSource: "governor", decision: "defer_before_call", reason: result.why });
         throw new LongWait(result.notBeforeMs, result.why);

@@ -937,6 +937,27 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(kinds).toEqual({ "api|forty": ["go", "go", "wait", "wait"], "api|ten": ["go", "wait", "wait", "wait"] });
   });
 
+  it("agrees that a request that has waited longer reaches a start beyond an estimated rate's horizon first", async () => {
+    const both = new SideBySide(raw, server.url, "seniority:", T0);
+    const scope = "api|seniority";
+    const kinds: string[] = [];
+    try {
+      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, answer(seqOf(probe), both.nowMs - 50, "ok", shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
+      await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      const second = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = (second.kind === "go" ? second.atMs : Number.NaN) + 500 - 1100;
+      for (const waitedMs of [undefined, 1000, 30_000]) {
+        const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY, ...(waitedMs === undefined ? {} : { waitedMs }) });
+        kinds.push(result.kind);
+      }
+    } finally {
+      await both.close();
+    }
+    expect(kinds).toEqual(["wait", "wait", "go"]);
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

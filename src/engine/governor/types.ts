@@ -169,6 +169,13 @@ export interface ClaimRequest {
    * moves by itself; its holder asks again when the scope's state changes.
    */
   holding?: { seq: number; atMs: number };
+  /**
+   * How long this request has already waited for a start, ms (0 or absent: it asks for the first
+   * time). Where starts beyond an estimated rate's horizon are not reserved (no queue to join), its
+   * horizon grows with this, by up to a quarter (claim.ts SENIORITY_SHARE): the requests that
+   * waited longest reach each start first, not the newest.
+   */
+  waitedMs?: number;
 }
 
 export type ClaimResult =

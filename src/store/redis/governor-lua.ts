@@ -676,10 +676,15 @@ end
 local ESTIMATED_HORIZON_UNITS = 2
 local ESTIMATED_HORIZON_MAX_MS = 2000
 
-local function beyondNextWindow(state, nowMs, atMs)
+-- claim.ts SENIORITY_SHARE, SENIORITY_SCALE: the horizon grows with the time a request has waited.
+local SENIORITY_SHARE = 0.25
+local SENIORITY_SCALE = 10
+
+local function beyondNextWindow(state, nowMs, atMs, waitedMs)
   local windowMs = state.windowMs
   if windowMs ~= nil and state.limit ~= nil and state.refill == "bucket" and state.windowSource == "inferred" then
-    local horizonMs = jsRound(math.max(math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs))
+    local baseMs = jsRound(math.max(math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs))
+    local horizonMs = jsRound(baseMs * (1 + (SENIORITY_SHARE * waitedMs) / (waitedMs + SENIORITY_SCALE * baseMs)))
     if atMs - nowMs <= horizonMs then return nil end
     return { kind = "wait", untilMs = atMs - horizonMs, why = "estimated rate: a start far ahead is claimed when it is near, at the rate known then" }
   end
@@ -741,7 +746,10 @@ local function claimInPlace(state, request, options)
   if lessonOut then return lessonOut end
   local full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs)
   if full then return full end
-  local beyond = beyondNextWindow(state, nowMs, earliest.atMs)
+  -- claim.ts: a wait that is not a number of ms (negative, infinite) is none.
+  local waitedMs = 0
+  if isPositive(request.waitedMs) then waitedMs = request.waitedMs end
+  local beyond = beyondNextWindow(state, nowMs, earliest.atMs, waitedMs)
   if beyond then return beyond end
   return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
 end

@@ -56,7 +56,7 @@ for i = 2, #KEYS do
   local held = decodeState(redis.call("GET", KEYS[i]))
   if held and held.notBeforeMs > state.notBeforeMs then holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType) end
 end
-local request = { nowMs = nowMs, latestStartMs = latest, units = nn(args.units), random = nn(args.random) }
+local request = { nowMs = nowMs, latestStartMs = latest, units = nn(args.units), random = nn(args.random), waitedMs = nn(args.waitedMs) }
 local holding = nn(args.holding)
 local r
 -- claim.ts claimInPlace: a held grant that is no grant (not a whole seq, not a time) is ignored.

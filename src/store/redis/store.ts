@@ -130,6 +130,7 @@ class RedisGovernorStore implements RedisStore {
       units: request.units ?? null,
       random: request.random ?? null,
       holding: request.holding ?? null,
+      waitedMs: request.waitedMs ?? null,
     };
     const sentMs = this.clock.nowMs();
     const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, runWorkers, simulate, slidingLog, tokenBucket, type Admission, type SimOptions } from "./sim";
-import type { ClaimResult } from "../../../src/engine/governor";
+import { claim, type ClaimResult } from "../../../src/engine/governor";
 import { Scope, shown, successes, T0, type Go } from "./helpers";
 
 const arbitraryRun = {
@@ -221,6 +221,28 @@ describe("a shown budget is never overrun", () => {
     // It asks again when its start (500 ms after the second) is two units (1 s) away; nothing is reserved for it.
     expect(third.untilMs).toBe(second.atMs + 500 - 1000);
     expect(scope.state.slots.map(([, seq]) => seq)).toEqual([first.seq, second.seq]);
+  });
+
+  // Found by a random scenario (seed 141 #29: 50 workers, a bucket of 40 per 60 s): starts beyond
+  // the horizon join no queue, and the newest request took each as it came within reach while the
+  // oldest waited out their deadline (37 of 320 jobs deferred; none with this).
+  it("a request that has waited longer reaches a start beyond an estimated rate's horizon first, by up to a quarter of it", () => {
+    const scope = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }));
+    const second = [scope.go(T0 + 50), scope.go(T0 + 50)][1]!;
+    // The next start is 500 ms after the second; asked 1,100 ms before it, beyond the horizon of two units (1 s).
+    const nextAtMs = second.atMs + 500;
+    const askAtMs = nextAtMs - 1100;
+    const ask = (waitedMs: number | undefined) => claim(scope.state, { nowMs: askAtMs, latestStartMs: askAtMs + 3_600_000, ...(waitedMs === undefined ? {} : { waitedMs }) }, scope.options).result;
+    expect(ask(undefined)).toMatchObject({ kind: "wait", untilMs: nextAtMs - 1000 });
+    // Waited 1 s: 1,000 x (1 + 0.25 x 1/11) = 1,023 ms, still short of it.
+    expect(ask(1000)).toMatchObject({ kind: "wait", untilMs: nextAtMs - 1023 });
+    // Waited 30 s: 1,000 x (1 + 0.25 x 30/40) = 1,188 ms: granted, the same start.
+    expect(ask(30_000)).toMatchObject({ kind: "go", atMs: nextAtMs });
+    // Never more than a quarter: 1,300 ms ahead waits however long it waited; a wait that is no number is none.
+    const far = claim(scope.state, { nowMs: nextAtMs - 1300, latestStartMs: nextAtMs + 3_600_000, waitedMs: 1e11 }, scope.options).result;
+    expect(far).toMatchObject({ kind: "wait" });
+    expect(ask(Number.NaN)).toMatchObject({ kind: "wait", untilMs: nextAtMs - 1000 });
+    expect(ask(-5000)).toMatchObject({ kind: "wait", untilMs: nextAtMs - 1000 });
   });
 
   it("a bucket's estimated rate grants no start more than 2 s ahead, however slow the estimate: a later one is claimed when near, at the rate the count proves by then", () => {
