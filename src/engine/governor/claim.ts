@@ -206,7 +206,8 @@ function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number, wai
   const windowMs = state.windowMs;
   if (windowMs !== null && state.limit !== null && bucketRateEstimated(state)) {
     const baseMs = Math.round(Math.max(Math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs));
-    const horizonMs = Math.round(baseMs * (1 + (SENIORITY_SHARE * waitedMs) / (waitedMs + SENIORITY_SCALE * baseMs)));
+    // (No wait adds nothing, also where the horizon is 0 ms: 0 / 0 would be no number.)
+    const horizonMs = Math.round(baseMs + (waitedMs > 0 ? (SENIORITY_SHARE * baseMs * waitedMs) / (waitedMs + SENIORITY_SCALE * baseMs) : 0));
     if (atMs - nowMs <= horizonMs) return null;
     return { kind: "wait", untilMs: atMs - horizonMs, why: "estimated rate: a start far ahead is claimed when it is near, at the rate known then" };
   }

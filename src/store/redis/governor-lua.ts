@@ -684,7 +684,9 @@ local function beyondNextWindow(state, nowMs, atMs, waitedMs)
   local windowMs = state.windowMs
   if windowMs ~= nil and state.limit ~= nil and state.refill == "bucket" and state.windowSource == "inferred" then
     local baseMs = jsRound(math.max(math.min(ESTIMATED_HORIZON_UNITS * (windowMs / state.limit), ESTIMATED_HORIZON_MAX_MS), 4 * state.rttMs))
-    local horizonMs = jsRound(baseMs * (1 + (SENIORITY_SHARE * waitedMs) / (waitedMs + SENIORITY_SCALE * baseMs)))
+    local seniorityMs = 0
+    if waitedMs > 0 then seniorityMs = (SENIORITY_SHARE * baseMs * waitedMs) / (waitedMs + SENIORITY_SCALE * baseMs) end
+    local horizonMs = jsRound(baseMs + seniorityMs)
     if atMs - nowMs <= horizonMs then return nil end
     return { kind = "wait", untilMs = atMs - horizonMs, why = "estimated rate: a start far ahead is claimed when it is near, at the rate known then" }
   end

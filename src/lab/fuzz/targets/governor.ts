@@ -103,7 +103,9 @@ function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions,
   const random = gen.chance(0.5) ? gen.random() : undefined;
   // Now and then a grant held and claimed again: one of ours at a time near now, or no grant at all.
   const holding = granted.length > 0 && gen.chance(0.15) ? { seq: gen.chance(0.9) ? gen.pick(granted) : figure(gen, 50), atMs: gen.chance(0.9) ? clock.nowMs + gen.int(-2000, 60_000) : gen.pick(ABSURD_NUMBERS) } : undefined;
-  const request = { nowMs, latestStartMs, ...(units === undefined ? {} : { units }), ...(random === undefined ? {} : { random }), ...(holding === undefined ? {} : { holding }) };
+  // How long the request has waited already (a longer reach beyond an estimated rate's horizon).
+  const waitedMs = gen.chance(0.7) ? undefined : gen.chance(0.8) ? figure(gen, 300_000, 0) : gen.pick(ABSURD_NUMBERS);
+  const request = { nowMs, latestStartMs, ...(units === undefined ? {} : { units }), ...(random === undefined ? {} : { random }), ...(holding === undefined ? {} : { holding }), ...(waitedMs === undefined ? {} : { waitedMs }) };
   return {
     what: { claim: request },
     run(state) {
