@@ -820,23 +820,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       // Not for a window (29 admitted over three of them: the cut), nor for a bucket throttled again
       // within two of its windows (the cut).
       const waited = (waitMs: number) => (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs, waitFromServer: false });
-      const okAnswer = (seq: number, sentAtMs: number) => answer(seq, sentAtMs, "ok", null);
+      // `oks` successes, then a throttle after the client's backoff of waitMs.
+      const episode = async (where: string, oks: number, waitMs: number): Promise<void> => {
+        for (let i = 0; i < oks; i++) await both.sendAnswered(where, 10, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+        await both.sendAnswered(where, 10, waited(waitMs));
+      };
       const windowed = "api|windowed";
       both.nowMs = T0 + 120_000;
-      for (let i = 0; i < 10; i++) await both.sendAnswered(windowed, 10, okAnswer);
-      await both.sendAnswered(windowed, 10, waited(500));
-      for (let i = 0; i < 29; i++) await both.sendAnswered(windowed, 10, okAnswer);
-      await both.sendAnswered(windowed, 10, waited(500));
+      await episode(windowed, 10, 500);
+      await episode(windowed, 29, 500);
       expect(both.memory.snapshot().get(windowed)).toMatchObject({ refill: "window", limit: 8, windowMs: 1000 });
       const soon = "api|soon";
       both.nowMs = T0 + 180_000;
-      for (let i = 0; i < 10; i++) await both.sendAnswered(soon, 10, okAnswer);
-      await both.sendAnswered(soon, 10, waited(900));
-      for (let i = 0; i < 7; i++) await both.sendAnswered(soon, 10, okAnswer);
-      await both.sendAnswered(soon, 10, waited(10));
+      await episode(soon, 10, 900);
+      await episode(soon, 7, 10);
       const soonWindowMs = both.memory.snapshot().get(soon)!.windowMs;
-      for (let i = 0; i < 10; i++) await both.sendAnswered(soon, 10, okAnswer);
-      await both.sendAnswered(soon, 10, waited(500));
+      await episode(soon, 10, 500);
       expect(both.memory.snapshot().get(soon)).toMatchObject({ refill: "bucket", limit: 5, windowMs: soonWindowMs });
     } finally {
       await both.close();
@@ -942,9 +941,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const scope = "api|seniority";
     const kinds: string[] = [];
     try {
-      const probe = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      both.nowMs += 50;
-      await both.observe(scope, answer(seqOf(probe), both.nowMs - 50, "ok", shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true })));
+      await both.sendAndAnswer(scope, T0, shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }), 50);
       await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
       const second = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs = (second.kind === "go" ? second.atMs : Number.NaN) + 500 - 1100;

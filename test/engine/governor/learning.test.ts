@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimRun } from "./sim";
-import { Scope, successes, T0 } from "./helpers";
+import { Scope, successes, T0, type Go } from "./helpers";
 
 /** Six windows' worth of requests arriving at once at a server that shows nothing (a throttle may say its wait). */
 function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs: number, throttleSaysWait: boolean): SimRun {
@@ -17,6 +17,29 @@ function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs
     throttleSaysWait,
     startMs: T0,
   });
+}
+
+/**
+ * Nothing shown, no wait told: ten successes and a throttle after the client's backoff of firstWaitMs
+ * (the first lesson: 10 per 1 s), then `admitted` more and a throttle after secondWaitMs, a rate well
+ * below it: a bucket. Returns the second throttle's grant.
+ */
+function bucketFromTwoLessons(scope: Scope, firstWaitMs: number, admitted: number, secondWaitMs: number): Go {
+  const sent = successes(scope, 10, 10);
+  const eleventh = scope.go(sent[9]!.atMs + 10);
+  scope.throttle(eleventh, eleventh.atMs + 10, firstWaitMs, { waitFromServer: false });
+  const again = successes(scope, admitted, 10, scope.state.notBeforeMs);
+  const throttled = scope.go(again[admitted - 1]!.atMs + 10);
+  scope.throttle(throttled, throttled.atMs + 10, secondWaitMs, { waitFromServer: false });
+  return throttled;
+}
+
+/** `count` successes at the scope's own pace, then a claim throttled with no wait told. Returns that claim. */
+function pacedThenThrottle(scope: Scope, count: number): Go {
+  const paced = successes(scope, count, 10, scope.state.notBeforeMs);
+  const last = scope.go(paced[count - 1]!.atMs + 10);
+  scope.throttle(last, last.atMs + 10, 500, { waitFromServer: false });
+  return last;
 }
 
 describe("learning without budget headers", () => {
@@ -148,21 +171,14 @@ describe("learning without budget headers", () => {
   // 6.5 per s though 82 admitted since had shown 7.9 (1.17 x ideal; 1.03 with this).
   it("no wait told: a bucket paced at its learned rate and throttled again windows later takes the rate it admitted since, one unit less, not the cut", () => {
     const scope = new Scope();
-    const sent = successes(scope, 10, 10);
-    const eleventh = scope.go(sent[9]!.atMs + 10);
-    scope.throttle(eleventh, eleventh.atMs + 10, 500, { waitFromServer: false });
-    const [, b] = successes(scope, 2, 10, scope.state.notBeforeMs);
-    const c = scope.go(b!.atMs + 10);
-    scope.throttle(c, c.atMs + 10, 500, { waitFromServer: false });
+    const c = bucketFromTwoLessons(scope, 500, 2, 500);
     const learned = { limit: scope.state.limit!, windowMs: scope.state.windowMs! };
     expect(scope.state).toMatchObject({ limit: 2, refill: "bucket" });
     // Paced at that rate, 20 admitted, then a throttle: the bucket was empty at both sends.
-    const paced = successes(scope, 20, 10, scope.state.notBeforeMs);
-    const last = scope.go(paced[19]!.atMs + 10);
+    const last = pacedThenThrottle(scope, 20);
     const measuredMs = last.atMs - c.atMs;
     expect(measuredMs).toBeGreaterThanOrEqual(2 * learned.windowMs);
     expect(20 / measuredMs).toBeGreaterThanOrEqual((0.8 * learned.limit) / learned.windowMs);
-    scope.throttle(last, last.atMs + 10, 500, { waitFromServer: false });
     expect(scope.state).toMatchObject({ limit: 2, refill: "bucket", windowMs: Math.round((measuredMs * 2) / 19) });
     expect(scope.state.windowMs!).toBeGreaterThan(learned.windowMs);
   });
@@ -170,21 +186,14 @@ describe("learning without budget headers", () => {
   // Less than two of its windows cannot tell a burst from a rate: the usual cut then.
   it("no wait told: a bucket throttled again less than two of its windows later is cut as usual", () => {
     const scope = new Scope();
-    const sent = successes(scope, 10, 10);
-    const eleventh = scope.go(sent[9]!.atMs + 10);
-    scope.throttle(eleventh, eleventh.atMs + 10, 900, { waitFromServer: false });
-    const seven = successes(scope, 7, 10, scope.state.notBeforeMs);
-    const c = scope.go(seven[6]!.atMs + 10);
-    scope.throttle(c, c.atMs + 10, 10, { waitFromServer: false });
+    const c = bucketFromTwoLessons(scope, 900, 7, 10);
     const learned = { limit: scope.state.limit!, windowMs: scope.state.windowMs! };
     expect(scope.state).toMatchObject({ limit: 7, refill: "bucket" });
-    const paced = successes(scope, 10, 10, scope.state.notBeforeMs);
-    const last = scope.go(paced[9]!.atMs + 10);
+    const last = pacedThenThrottle(scope, 10);
     const measuredMs = last.atMs - c.atMs;
     expect(measuredMs).toBeLessThan(2 * learned.windowMs);
     expect(10 / measuredMs).toBeGreaterThanOrEqual((0.8 * learned.limit) / learned.windowMs);
     expect(9 / measuredMs).toBeLessThan(learned.limit / learned.windowMs);
-    scope.throttle(last, last.atMs + 10, 500, { waitFromServer: false });
     expect(scope.state).toMatchObject({ limit: 5, windowMs: learned.windowMs });
   });
 
