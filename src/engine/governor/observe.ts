@@ -372,9 +372,9 @@ const DEFAULT_LEARNED_WINDOW_MS = 1000;
  * every unit admitted) and after that send plus the wait less the second it was rounded up by, and
  * no later than the answer plus the wait. Where both ends allow more than one whole number of
  * seconds (an answer that took long, a send late in the window), the shortest: a fixed 15 per 2 s
- * window throttled 1,845 ms in with 200 ms answers reads 3,045 ms, and taken as 3 s it was paced at
- * two thirds of its rate for good (1.52 x ideal), where a window too short is corrected by the
- * throttle it meets.
+ * window behind Slack, throttled 800 ms in and answered 200 ms later with Retry-After: 2, reads
+ * 3,000 ms (its reset after 1,800), and taken as 3 s it was paced at two thirds of its rate for good
+ * (1.52 x ideal; 1.15 x as 2 s), where a window too short is corrected by the throttle it meets.
  */
 function windowFromWaitMs(observation: Observation, resetAtMs: number, episodeStartMs: number): number {
   const boundMs = resetAtMs - episodeStartMs;
