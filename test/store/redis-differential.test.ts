@@ -955,6 +955,31 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(kinds).toEqual(["wait", "wait", "go"]);
   });
 
+  it("agrees that a reading's reset is compared with the one the previous reading showed, not the earlier one it was merged with", async () => {
+    const both = new SideBySide(raw, server.url, "shown:", T0);
+    const scope = "api|shown";
+    // Each sent 300 ms after the last was answered (a later send, not one counted with the reading before).
+    const send = (remaining: number, resetOffsetMs: number): Promise<number> => {
+      both.nowMs += 300;
+      return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 5, resetAtMs: T0 + resetOffsetMs })));
+    };
+    const states: (GovernorState | undefined)[] = [];
+    try {
+      await send(4, 3000);
+      await send(3, 3000);
+      // The count came back, its reset 960 ms on: the same reset through whole seconds, merged (3,000), shown 3,960.
+      await send(4, 3960);
+      states.push(structuredClone(both.memory.snapshot().get(scope)));
+      // The count continues, its reset 40 ms on from what the last reading showed: not a bucket's moving on.
+      await send(3, 4000);
+      states.push(structuredClone(both.memory.snapshot().get(scope)));
+    } finally {
+      await both.close();
+    }
+    expect(states[0]?.anchor).toMatchObject({ resetAtMs: T0 + 3000, shownResetAtMs: T0 + 3960 });
+    expect(states[1]?.refill).not.toBe("bucket");
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

@@ -214,7 +214,7 @@ function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number, wai
   if (windowMs === null || atMs - nowMs <= windowMs) return null;
   // A window assumed when nothing showed it (one second) is a guess the next throttle may lengthen:
   // 150 requests granted six assumed windows ahead at once were all sent into a 5 s window.
-  const kind = state.refill === "fixed" ? "fixed window" : windowIsGuessed(state) ? "assumed window" : null;
+  const kind = state.refill === "fixed" ? "fixed window" : windowIsGuessed(state) ? "assumed window" : state.windowSource === "inferred" ? "inferred window" : null;
   if (kind === null) return null;
   return { kind: "wait", untilMs: atMs - windowMs, why: `${kind}: a start more than a window ahead is claimed when it is a window away` };
 }

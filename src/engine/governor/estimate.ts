@@ -66,7 +66,7 @@ export function probeEstimatedRate(state: GovernorState, observation: Observatio
   const nowMs = clampTime(observation.nowMs);
   const tokens = limit - (fullAtMs - nowMs) * perMs;
   const atMs = tokens >= 0 ? nowMs : clampTime(Math.ceil(fullAtMs - limit / perMs));
-  state.anchor = { ...anchor, remaining: Math.max(0, Math.min(limit, Math.floor(tokens))), seq: state.seq, atMs, resetAtMs: 0, lateUnits: 0, answeredAtMs: nowMs };
+  state.anchor = { remaining: Math.max(0, Math.min(limit, Math.floor(tokens))), seq: state.seq, atMs, resetAtMs: 0, lateUnits: 0, answeredAtMs: nowMs, ownOutAtSend: anchor.ownOutAtSend };
   state.probedFromWindowMs = windowMs;
   state.windowMs = Math.max(1, Math.round(windowMs / 2));
   state.pacedCleanUnits = 0;

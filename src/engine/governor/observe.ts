@@ -260,7 +260,11 @@ function tightenBucketWindow(state: GovernorState, sentAtMs: number, remaining: 
  * (each request pushes it on). Read as windows, it waits for a full bucket at every reset.
  */
 function resetMovedOn(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, resetAtMs: number): boolean {
-  if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  // Against the reset the previous reading showed, not the earlier one it was merged with: a sliding
+  // window's reading 960 ms after its last merged reset showed 4,040 against 3,080, and the next one's
+  // 4,080, 40 ms on, read as a second moved on, took the log for a bucket (1.06 -> 1.51 x ideal).
+  const previousShownMs = previous.shownResetAtMs ?? previous.resetAtMs;
+  if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previousShownMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
   // Sent close to the previous reset, it may have been counted in the next window (resets read
   // against the server's Date drift by some tens of ms): a fresh count can equal a continued one.
   if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
@@ -355,6 +359,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   if (previous === null) state.learnedAtSeq = Math.max(state.learnedAtSeq, state.seq);
   if (observation.kind === "ok") state.budgetOnSuccess = true;
   state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits, answeredAtMs: observation.nowMs, ownOutAtSend };
+  if (shownResetAtMs !== resetAtMs) state.anchor.shownResetAtMs = shownResetAtMs;
 }
 
 /** A repeated lesson (the learned limit was still too high) keeps this share of it. */
@@ -702,7 +707,7 @@ function spentReadingAnswered(state: GovernorState, observation: Observation, un
   const limit = state.limit;
   if (!anchor || state.budgetOnSuccess || anchor.resetAtMs !== 0 || state.windowMs !== null || limit === null || holdsConcurrency(state) || observation.seq <= anchor.seq) return;
   const left = anchor.remaining - unreflectedUnits(state, anchor);
-  state.anchor = { ...anchor, remaining: Math.max(0, Math.min(limit, left + 2 * units)), seq: state.seq, atMs: clampTime(observation.nowMs), lateUnits: 0 };
+  state.anchor = { remaining: Math.max(0, Math.min(limit, left + 2 * units)), seq: state.seq, atMs: clampTime(observation.nowMs), resetAtMs: anchor.resetAtMs, lateUnits: 0, answeredAtMs: anchor.answeredAtMs, ownOutAtSend: anchor.ownOutAtSend };
 }
 
 /** Applies one answer (or its absence) to the scope's state. Pure. */

@@ -135,7 +135,10 @@ function readAnchor(value: unknown): Anchor | null | undefined {
   const answeredAtMs = isTime(a.answeredAtMs) ? wholeMs(a.answeredAtMs) : wholeMs(a.atMs);
   // Unknown: none, which no count fits (the next reading gives it).
   const ownOutAtSend = isSmallCount(a.ownOutAtSend) ? a.ownOutAtSend : 0;
-  return { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits, answeredAtMs, ownOutAtSend };
+  const anchor: Anchor = { remaining: Math.max(0, a.remaining), seq: a.seq, atMs: wholeMs(a.atMs), resetAtMs: wholeMs(a.resetAtMs), lateUnits, answeredAtMs, ownOutAtSend };
+  // Absent (a state written before it was kept, or the same as resetAtMs): the merged reset stands for it.
+  if (isTime(a.shownResetAtMs) && wholeMs(a.shownResetAtMs) !== anchor.resetAtMs) anchor.shownResetAtMs = wholeMs(a.shownResetAtMs);
+  return anchor;
 }
 
 /** A value in a few characters for an error line; JSON.stringify throws on a BigInt or a cycle, this does not. */

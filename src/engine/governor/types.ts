@@ -44,6 +44,11 @@ export interface Anchor {
    * by then and unanswered when it came): a count of requests in flight holds no more than these.
    */
   ownOutAtSend: number;
+  /**
+   * The reset this reading itself showed (epoch ms), where resetAtMs is an earlier reading's of the
+   * same reset through whole-second rounding (the tightest); absent when they are the same or none.
+   */
+  shownResetAtMs?: number;
 }
 
 /**

@@ -123,7 +123,10 @@ local function readAnchor(value)
   if isTime(value.answeredAtMs) then answeredAtMs = jsRound(value.answeredAtMs) end
   local ownOutAtSend = 0
   if isSmallCount(value.ownOutAtSend) then ownOutAtSend = value.ownOutAtSend end
-  return true, { remaining = math.max(0, value.remaining), seq = value.seq, atMs = jsRound(value.atMs), resetAtMs = jsRound(value.resetAtMs), lateUnits = lateUnits, answeredAtMs = answeredAtMs, ownOutAtSend = ownOutAtSend }
+  local anchor = { remaining = math.max(0, value.remaining), seq = value.seq, atMs = jsRound(value.atMs), resetAtMs = jsRound(value.resetAtMs), lateUnits = lateUnits, answeredAtMs = answeredAtMs, ownOutAtSend = ownOutAtSend }
+  -- state.ts readAnchor: the reset the reading itself showed, kept only where it differs from resetAtMs.
+  if isTime(value.shownResetAtMs) and jsRound(value.shownResetAtMs) ~= anchor.resetAtMs then anchor.shownResetAtMs = jsRound(value.shownResetAtMs) end
+  return true, anchor
 end
 
 local function readProbe(value)
@@ -264,7 +267,9 @@ local function encodeState(s)
   local anchor = "null"
   if s.anchor then
     local a = s.anchor
-    anchor = '{"remaining":' .. num(a.remaining) .. ',"seq":' .. num(a.seq) .. ',"atMs":' .. num(a.atMs) .. ',"resetAtMs":' .. num(a.resetAtMs) .. ',"lateUnits":' .. num(a.lateUnits) .. ',"answeredAtMs":' .. num(a.answeredAtMs) .. ',"ownOutAtSend":' .. num(a.ownOutAtSend) .. "}"
+    anchor = '{"remaining":' .. num(a.remaining) .. ',"seq":' .. num(a.seq) .. ',"atMs":' .. num(a.atMs) .. ',"resetAtMs":' .. num(a.resetAtMs) .. ',"lateUnits":' .. num(a.lateUnits) .. ',"answeredAtMs":' .. num(a.answeredAtMs) .. ',"ownOutAtSend":' .. num(a.ownOutAtSend)
+    if a.shownResetAtMs ~= nil then anchor = anchor .. ',"shownResetAtMs":' .. num(a.shownResetAtMs) end
+    anchor = anchor .. "}"
   end
   local probe = "null"
   if s.probe then probe = '{"seq":' .. num(s.probe.seq) .. ',"atMs":' .. num(s.probe.atMs) .. ',"untilMs":' .. num(s.probe.untilMs) .. "}" end
@@ -696,6 +701,8 @@ local function beyondNextWindow(state, nowMs, atMs, waitedMs)
     kind = "fixed window"
   elseif windowIsGuessed(state) then
     kind = "assumed window"
+  elseif state.windowSource == "inferred" then
+    kind = "inferred window"
   end
   if kind == nil then return nil end
   return { kind = "wait", untilMs = atMs - windowMs, why = kind .. ": a start more than a window ahead is claimed when it is a window away" }
@@ -1026,7 +1033,9 @@ end
 
 -- observe.ts resetMovedOn: a reading continuing the count under a reset a second later is no window.
 local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
-  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  -- observe.ts: against the reset the previous reading showed, not the earlier one it was merged with.
+  local previousShownMs = previous.shownResetAtMs or previous.resetAtMs
+  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previousShownMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
   if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq)
@@ -1162,6 +1171,7 @@ local function applyAnchor(state, observation, budget, leaseMs)
   if previous == nil then state.learnedAtSeq = math.max(state.learnedAtSeq, state.seq) end
   if observation.kind == "ok" then state.budgetOnSuccess = true end
   state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits, answeredAtMs = observation.nowMs, ownOutAtSend = ownOutAtSend }
+  if shownResetAtMs ~= resetAtMs then state.anchor.shownResetAtMs = shownResetAtMs end
 end
 
 -- concurrency.ts countCameBack: the count came back up between two readings of the same reset.

@@ -54,9 +54,13 @@ describe("learning without budget headers", () => {
     // The slow start kept the admitted units at their own sends: each leaves the log one window
     // after it (the first at the reset), never early, and no sooner than the server's wait.
     const windowMs = scope.state.windowMs!;
-    const next = Array.from({ length: 15 }, () => scope.go(answeredMs));
-    expect(next.slice(0, 5).map((g) => g.atMs)).toEqual(sent.map((g) => Math.max(g.atMs + windowMs, answeredMs + 900)));
-    expect(mostInAnyWindow([...sent.map((g) => g.atMs), ...next.map((g) => g.atMs)], windowMs)).toBeLessThanOrEqual(5);
+    const next = Array.from({ length: 5 }, () => scope.go(answeredMs));
+    expect(next.map((g) => g.atMs)).toEqual(sent.map((g) => Math.max(g.atMs + windowMs, answeredMs + 900)));
+    // The window is inferred, not shown: a start beyond the next window is claimed when it is a
+    // window away, at the length known then; claimed then, the window after holds no more than 5.
+    expect(scope.claim(answeredMs)).toMatchObject({ kind: "wait", why: expect.stringContaining("inferred window") });
+    const later = Array.from({ length: 5 }, () => scope.go(next[4]!.atMs));
+    expect(mostInAnyWindow([...sent, ...next, ...later].map((g) => g.atMs), windowMs)).toBeLessThanOrEqual(5);
   });
 
   // Retry-After is whole seconds (RFC 9110 §10.2.3), rounded up: the server's reset may be up to a
