@@ -6,7 +6,7 @@
  */
 import { holdsConcurrency, lessonClaimsOut } from "./concurrency";
 import { earliestStart, heldSlots, roundTripMs } from "./model";
-import { boundSlots, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
+import { boundSlotsInPlace, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -38,9 +38,8 @@ export function prune(state: GovernorState, nowMs: number): void {
     // log frees each a window after it. Dropped, they were all placed at the throttled send, and
     // the whole limit waited a window from there: Stripe's silence over a bucket of 25 per 5 s, 35
     // workers, 1.29 -> 1.01 x ideal.
-    const out = new Set(state.inFlight.map(([seq]) => seq));
-    const keepAfterMs = state.inFlightCapGrows ? nowMs - UNKNOWN_WINDOW_RETAIN_MS : Number.POSITIVE_INFINITY;
-    state.slots = boundSlots(state.slots.filter(([atMs, seq]) => atMs > keepAfterMs || out.has(seq)));
+    dropAnsweredUpTo(state, state.inFlightCapGrows ? nowMs - UNKNOWN_WINDOW_RETAIN_MS : Number.POSITIVE_INFINITY);
+    boundSlotsInPlace(state.slots);
     return;
   } else if (anchor && state.refill !== "fixed") {
     // The units the server still holds come back one window after they were spent, and they are
@@ -54,7 +53,24 @@ export function prune(state: GovernorState, nowMs: number): void {
     firstKept = state.slots.findIndex(([atMs, seq]) => atMs > keepAfterMs || (anchor !== null && seq > anchor.seq));
     if (firstKept < 0) firstKept = state.slots.length;
   }
-  state.slots = boundSlots(firstKept === 0 ? state.slots : state.slots.slice(firstKept));
+  state.slots = boundSlotsInPlace(firstKept === 0 ? state.slots : state.slots.slice(firstKept));
+}
+
+/**
+ * Drops the answered slots that start at or before keepAfterMs; the claims still out stay. Slots
+ * are ascending by start, so those are a prefix, and a log with none to drop is left as it is (a
+ * filtered copy of up to MAX_SLOTS per claim and answer was most of the governor's time in a slow
+ * start).
+ */
+function dropAnsweredUpTo(state: GovernorState, keepAfterMs: number): void {
+  const slots = state.slots;
+  let end = 0;
+  while (end < slots.length && slots[end]![0] <= keepAfterMs) end++;
+  if (end === 0) return;
+  const out = new Set(state.inFlight.map(([seq]) => seq));
+  const kept: SlotTuple[] = [];
+  for (let i = 0; i < end; i++) if (out.has(slots[i]![1])) kept.push(slots[i]!);
+  if (kept.length < end) slots.splice(0, end, ...kept);
 }
 
 /**
@@ -87,7 +103,7 @@ function grant(state: GovernorState, atMs: number, units: number, probe: boolean
   state.seq = seq;
   state.lastGrantMs = Math.max(state.lastGrantMs, startMs);
   insertSlot(state.slots, [startMs, seq, units]);
-  if (state.slots.length > MAX_SLOTS) state.slots = boundSlots(state.slots);
+  boundSlotsInPlace(state.slots);
   state.inFlight.push([seq, clampTime(startMs + options.leaseMs)]);
   if (probe) state.probe = { seq, atMs: startMs, untilMs: clampTime(startMs + options.leaseMs) };
   return { kind: "go", atMs: startMs, seq, probe, rateEstimated: rateIsEstimate(state), why };

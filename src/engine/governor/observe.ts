@@ -10,7 +10,7 @@ import { estimateThrottled, probeEstimatedRate, shortenToProvenRefill } from "./
 import { unreflectedUnits } from "./model";
 import { inferWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
-import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget } from "./types";
+import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
 const FULL_REFILL_TOLERANCE = 0.02;
@@ -710,6 +710,12 @@ function spentReadingAnswered(state: GovernorState, observation: Observation, un
   state.anchor = { remaining: Math.max(0, Math.min(limit, left + 2 * units)), seq: state.seq, atMs: clampTime(observation.nowMs), resetAtMs: anchor.resetAtMs, lateUnits: 0, answeredAtMs: anchor.answeredAtMs, ownOutAtSend: anchor.ownOutAtSend };
 }
 
+/** A claim's slot, searched from the newest end (an answer's claim is most often among the last granted). */
+function ownSlot(state: GovernorState, seq: number): SlotTuple | undefined {
+  for (let i = state.slots.length - 1; i >= 0; i--) if (state.slots[i]![1] === seq) return state.slots[i];
+  return undefined;
+}
+
 /** Applies one answer (or its absence) to the scope's state. Pure. */
 export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
   return observeInPlace(copyState(current), observation, options);
@@ -720,10 +726,11 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   const observation = checked(given, state);
   const nowMs = observation.nowMs;
   state.updatedAtMs = Math.max(state.updatedAtMs, nowMs);
-  const inFlightBefore = state.inFlight.filter(([, untilMs]) => untilMs > nowMs).length;
-  const units = state.slots.find(([, seq]) => seq === observation.seq)?.[2] ?? state.unitsPerRequest;
+  let inFlightBefore = 0;
+  for (const [, untilMs] of state.inFlight) if (untilMs > nowMs) inFlightBefore += 1;
+  const units = ownSlot(state, observation.seq)?.[2] ?? state.unitsPerRequest;
   const wasInFlight = state.inFlight.some(([seq]) => seq === observation.seq);
-  state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);
+  if (wasInFlight) state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);
   // A claim the server's last reading counted as late (still out, granted before the reading's
   // claim) that the server did not count after all (rejected, or a replayed answer) will never
   // reach that count: it no longer holds a unit back.
