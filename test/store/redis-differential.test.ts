@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clampTime, claim, emptyState, holdUntil, observe, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type LimitType, type Observation, type ObservedBudget } from "../../src/engine";
 import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createMemoryStore, type MemoryStore, type StoreClaim } from "../../src/store";
+import { MAX_IN_FLIGHT } from "../../src/engine/governor/state";
 import { createRedisStore, type RedisStore } from "../../src/store/redis/store";
 import { shown } from "../engine/governor/helpers";
 import { concurrencyLimit } from "../engine/governor/sim";
@@ -1099,6 +1100,19 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await both.close();
     }
     expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent" });
+  });
+
+  it("agrees that a slow start ends at the most claims tracked in flight and does not begin again", async () => {
+    const both = new SideBySide(raw, server.url, "slow-start-end:", T0);
+    const scope = "api|unlimited";
+    try {
+      // One request at a time, 10 ms each, at an API that shows and throttles nothing.
+      for (let i = 0; i < MAX_IN_FLIGHT + 3; i++) await both.sendAnswered(scope, 10, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ inFlightCap: MAX_IN_FLIGHT, inFlightCapGrows: false });
+      expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: false });
+    } finally {
+      await both.close();
+    }
   });
 
   it("agrees that a start laid from a lesson's rate more than an answer time ahead waits for the claims still out at the lesson, and one within an answer time goes", async () => {

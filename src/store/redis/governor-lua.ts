@@ -1529,11 +1529,8 @@ local function applyOk(state, observation, units, inFlightBefore)
   state.breakerOpen = false
   if state.concurrency == "silent" then return growSilentCap(state, units, inFlightBefore) end
   if state.inFlightCapGrows and state.inFlightCap ~= nil then
-    state.inFlightCap = state.inFlightCap + 1
-    if state.inFlightCap > MAX_IN_FLIGHT then
-      state.inFlightCap = nil
-      state.inFlightCapGrows = false
-    end
+    state.inFlightCap = math.min(MAX_IN_FLIGHT, state.inFlightCap + 1)
+    if state.inFlightCap == MAX_IN_FLIGHT then state.inFlightCapGrows = false end
   elseif observation.budget == nil and state.anchor == nil and state.limit == nil and state.inFlightCap == nil then
     state.inFlightCap = 2
     state.inFlightCapGrows = true

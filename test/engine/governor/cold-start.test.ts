@@ -4,8 +4,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { isCold } from "../../../src/engine/governor";
+import { MAX_IN_FLIGHT } from "../../../src/engine/governor/state";
 import { mostInAnyWindow } from "./sim";
-import { HOUR_MS, Scope, shown, T0 } from "./helpers";
+import { HOUR_MS, Scope, shown, successes, T0 } from "./helpers";
 
 describe("a cold scope", () => {
   it("grants its first claim at once, as a probe, and remembers the probe", () => {
@@ -71,6 +72,21 @@ describe("a cold scope", () => {
     scope.go(T0 + 111);
     expect(scope.claim(T0 + 111).kind).toBe("wait");
     expect(scope.state.inFlight).toHaveLength(3);
+  });
+
+  it("ends its slow start at the most claims it tracks in flight, and does not start slowly again", () => {
+    const scope = new Scope();
+    // One request at a time, 10 ms each, at an API that shows and throttles nothing.
+    successes(scope, MAX_IN_FLIGHT + 1, 10);
+    expect(scope.state.inFlightCap).toBe(MAX_IN_FLIGHT);
+    expect(scope.state.inFlightCapGrows).toBe(false);
+    expect(isCold(scope.state)).toBe(false);
+    // Fifty claims at once after a thousand more successes: none of them a probe, none held.
+    successes(scope, 1000, 10, scope.state.updatedAtMs);
+    const nowMs = scope.state.updatedAtMs;
+    const fifty = Array.from({ length: 50 }, () => scope.claim(nowMs));
+    expect(fifty.every((result) => result.kind === "go" && !result.probe && result.atMs === nowMs)).toBe(true);
+    expect(scope.state.inFlightCap).toBe(MAX_IN_FLIGHT);
   });
 
   it("frees the others as soon as the probe is lost, and when its answer is overdue if nothing is heard", () => {
