@@ -94,6 +94,15 @@ function hasKeys(value: object): boolean {
   return false;
 }
 
+/** axios's Canceler, given the attempt's config (axios-retry only considers an error that carries it). */
+type AttemptCancel = (message: string, config: InternalAxiosRequestConfig) => void;
+
+/** An attempt's timeout: a module-level callback given its run, so no closure is kept per attempt (see armAttempt). */
+function attemptTimedOut(run: RequestRun): void {
+  run.markTimedOut();
+  run.cancel("attempt timeout");
+}
+
 /** The signal of a request whose caller gave none. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -107,7 +116,16 @@ export class RequestRun {
   private claimSeq: number | null = null;
   private sentAtMs = 0;
   private timedOut = false;
-  private disarm: (() => void) | null = null;
+
+  /** The armed attempt ran out of time (its cancel follows). */
+  markTimedOut(): void {
+    this.timedOut = true;
+  }
+  /** The armed attempt's timeout timer, its cancel, and whether the caller's signal listens for it (see armAttempt). */
+  private attemptTimer: ReturnType<typeof setTimeout> | null = null;
+  private cancelAttempt: AttemptCancel | null = null;
+  private attemptConfig: InternalAxiosRequestConfig | null = null;
+  private listensForAbort = false;
   /** The latest answer and its verdict, read once (validateResponse, the retry path and the result all need it). */
   private answer: { response: AxiosResponse; verdict: Verdict } | null = null;
 
@@ -168,7 +186,7 @@ export class RequestRun {
   }
 
   dispose(): void {
-    this.disarm?.();
+    this.disarm();
     for (const unlink of this.unlinkSignals) unlink();
   }
 
@@ -277,29 +295,52 @@ export class RequestRun {
    * timeout and the deadline, and the caller's signal. axios's CancelToken rather than an
    * AbortSignal: on Node 20 an AbortSignal costs axios about 24 us per request against 5 us for
    * a token (measured side by side on loopback), a quarter of this client's whole overhead.
+   *
+   * What the attempt needs to be cancelled is kept in fields, with a module-level timer callback
+   * and the run itself as the signal's listener (handleEvent), not in a closure stored on the run:
+   * with a per-attempt disarm closure on the run, V8 promoted every request's objects to the old
+   * generation (1.2 MB per scavenge against 8 KB, `node --trace-gc-nvp`), and a request on the
+   * in-process adapter took 43 us instead of 35.
    */
   private armAttempt(config: InternalAxiosRequestConfig): void {
-    this.disarm?.();
+    this.disarm();
     // The cancel is given the config: axios-retry only considers an error that carries it.
-    let cancel: (message: string, config: InternalAxiosRequestConfig) => void = () => undefined;
-    const token = new axios.CancelToken((fn) => {
-      cancel = fn as typeof cancel;
+    config.cancelToken = new axios.CancelToken((cancel) => {
+      this.cancelAttempt = cancel as AttemptCancel;
     });
-    const onRunAbort = () => cancel("aborted by the caller", config);
-    if (this.signal !== NEVER_ABORTED) this.signal.addEventListener("abort", onRunAbort, { once: true });
+    this.attemptConfig = config;
+    if (this.signal !== NEVER_ABORTED) {
+      this.signal.addEventListener("abort", this, { once: true });
+      this.listensForAbort = true;
+    }
     const timeoutMs = Math.max(1, Math.min(this.req.attemptTimeoutMs, this.req.deadlineMs - this.ctx.clock.nowMs()));
     this.timedOut = false;
-    const timer = setTimeout(() => {
-      this.timedOut = true;
-      cancel("attempt timeout", config);
-    }, Math.min(timeoutMs, MAX_TIMER_MS));
-    this.disarm = () => {
-      clearTimeout(timer);
-      if (this.signal !== NEVER_ABORTED) this.signal.removeEventListener("abort", onRunAbort);
-      this.disarm = null;
-    };
-    config.cancelToken = token;
+    this.attemptTimer = setTimeout(attemptTimedOut, Math.min(timeoutMs, MAX_TIMER_MS), this);
     config.timeout = 0;
+  }
+
+  /** The caller's signal aborted: cancel the attempt under way (EventTarget calls a listener object's handleEvent). */
+  handleEvent(): void {
+    this.listensForAbort = false;
+    this.cancel("aborted by the caller");
+  }
+
+  /** Cancels the armed attempt (its timeout, or the caller's abort). */
+  cancel(message: string): void {
+    if (this.attemptConfig) this.cancelAttempt?.(message, this.attemptConfig);
+  }
+
+  private disarm(): void {
+    if (this.attemptTimer !== null) {
+      clearTimeout(this.attemptTimer);
+      this.attemptTimer = null;
+    }
+    if (this.listensForAbort) {
+      this.signal.removeEventListener("abort", this);
+      this.listensForAbort = false;
+    }
+    this.cancelAttempt = null;
+    this.attemptConfig = null;
   }
 
   // ---------------------------------------------------------------- answers
@@ -353,7 +394,7 @@ export class RequestRun {
   }
 
   async afterSuccess(response: AxiosResponse): Promise<Verdict> {
-    this.disarm?.();
+    this.disarm();
     const verdict = this.classifyResponse(response);
     this.lastVerdict = verdict;
     await this.report(verdict, null, true, this.isReplay(response));
@@ -370,7 +411,7 @@ export class RequestRun {
 
   /** axios-retry's retryCondition: should this failed attempt be repeated? */
   async afterFailure(error: AxiosError): Promise<boolean> {
-    this.disarm?.();
+    this.disarm();
     const aborted = this.signal.aborted || (isCancel(error) && !this.timedOut);
     if (aborted) {
       await this.reportLost();
