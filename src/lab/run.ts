@@ -14,18 +14,34 @@ import type { SharedStore, Strategy, StrategyEnv } from "./strategies/common";
 import type { Scenario, StrategyRun } from "./types";
 import { makeJobs, runWorkers, type JobRecord } from "./workers";
 
+/**
+ * Calls the server admitted and counted whose job was not done by them: a 503 (answered without being
+ * executed) and a dropped GET (its retry is a request of its own). A dropped POST was executed, and
+ * its retry with the same idempotency key is a replay that spends nothing.
+ */
+function unitsSpentOnFaults(api: ThrottledApi): number {
+  let units = 0;
+  for (const r of api.records) if (r.fault === "503" || (r.fault === "drop" && r.method === "GET")) units += 1;
+  return units;
+}
+
 function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jobs: JobRecord[], wallMs: number, error: string | null): StrategyRun {
   const { server, workload } = scenario;
   const count = (o: string): number => jobs.filter((j) => j.outcome === o).length;
   const admissibleJobs = server.limiter === "daily-quota" ? Math.floor(server.limit / api.cost) : workload.jobs;
+  // The faults the server drew in this run each spent a unit of the limit and left their job to do
+  // again: no client reaches the job count's minimum then (a quota's are left out: it caps the jobs).
+  const faultCalls = server.limiter === "daily-quota" ? 0 : unitsSpentOnFaults(api);
+  const calls = Math.min(workload.jobs, admissibleJobs) + faultCalls;
   const ideal = idealMs({
     jobs: workload.jobs,
     workers: workload.workers,
     latencyMs: server.latencyMs,
     admissibleJobs,
-    serverMinimumMs: api.minimumMs(Math.min(workload.jobs, admissibleJobs)),
-    lastBatchJobs: api.lastBatch(Math.min(workload.jobs, admissibleJobs)),
+    serverMinimumMs: api.minimumMs(calls),
+    lastBatchJobs: api.lastBatch(calls),
     maxInFlight: server.limiter === "concurrency" ? server.limit : Number.POSITIVE_INFINITY,
+    faultCalls,
   });
   const makespan = jobs.reduce((m, j) => Math.max(m, j.endAtMs - api.originMs), 0);
   const missing = workload.jobs - jobs.length;

@@ -4,7 +4,8 @@ import { globalClock } from "../../src/lab/clock";
 import { parseScenario, ScenarioError } from "../../src/lab/scenario";
 import { ThrottledApi } from "../../src/lab/server";
 import { herdPeak, idealMs } from "../../src/lab/metrics";
-import { STRATEGY_NAMES } from "../../src/lab/strategies";
+import { runStrategy } from "../../src/lab/run";
+import { strategyByName, STRATEGY_NAMES } from "../../src/lab/strategies";
 import type { RequestRecord, ServerSpec } from "../../src/lab/types";
 
 const spec = (over: Partial<ServerSpec> = {}): ServerSpec =>
@@ -63,6 +64,26 @@ describe("metrics", () => {
     // workers carry 10 jobs in four rounds.
     expect(idealMs({ jobs: 500, workers: 1, latencyMs: 200, admissibleJobs: 500, serverMinimumMs: 240_000, maxInFlight: Infinity, lastBatchJobs: 100 })).toBe(260_000);
     expect(idealMs({ jobs: 100, workers: 3, latencyMs: 50, admissibleJobs: 100, serverMinimumMs: 9000, maxInFlight: Infinity, lastBatchJobs: 10 })).toBe(9200);
+  });
+
+  it("the calls a run's faults added count in the workers' bound too (the caller gives the server's minimum for them)", () => {
+    // 100 jobs and 4 faults on 10 workers: 11 rounds of answers, not 10.
+    expect(idealMs({ jobs: 100, workers: 10, latencyMs: 50, admissibleJobs: 100, serverMinimumMs: 0, maxInFlight: Infinity, faultCalls: 4 })).toBe(550);
+    expect(idealMs({ jobs: 100, workers: 10, latencyMs: 50, admissibleJobs: 100, serverMinimumMs: 0, maxInFlight: Infinity })).toBe(500);
+  });
+
+  it("a run's ideal counts the units its 503s and dropped GETs spent: a sliding 40 per 3 s whose faults push calls past 120 needs a fourth window", async () => {
+    const scenario = parseScenario(
+      { name: "faults", server: { limiter: "sliding-window", limit: 40, windowMs: 3000, latencyMs: 200, faults: { error503Share: 0.02, dropShare: 0.02 } }, workload: { jobs: 120, workers: 35 }, clock: "virtual", seed: 11005 },
+      STRATEGY_NAMES,
+    );
+    const run = await runStrategy(scenario, strategyByName("ours")!);
+    const faults = run.requests.filter((r) => r.fault === "503" || r.fault === "drop").length;
+    expect(faults).toBeGreaterThan(0);
+    expect(run.result.calls).toBeGreaterThan(120);
+    // Three windows hold 120 calls: the faults' own add a fourth (6 s, and its last answer).
+    expect(run.result.idealMs).toBeGreaterThanOrEqual(9000);
+    expect(run.result.makespanMs).toBeGreaterThanOrEqual(run.result.idealMs);
   });
 });
 
