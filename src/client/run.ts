@@ -99,8 +99,7 @@ type AttemptCancel = (message: string, config: InternalAxiosRequestConfig) => vo
 
 /** An attempt's timeout: a module-level callback given its run, so no closure is kept per attempt (see armAttempt). */
 function attemptTimedOut(run: RequestRun): void {
-  run.markTimedOut();
-  run.cancel("attempt timeout");
+  run.timeOutAttempt();
 }
 
 /** The signal of a request whose caller gave none. */
@@ -116,11 +115,6 @@ export class RequestRun {
   private claimSeq: number | null = null;
   private sentAtMs = 0;
   private timedOut = false;
-
-  /** The armed attempt ran out of time (its cancel follows). */
-  markTimedOut(): void {
-    this.timedOut = true;
-  }
   /** The armed attempt's timeout timer, its cancel, and whether the caller's signal listens for it (see armAttempt). */
   private attemptTimer: ReturnType<typeof setTimeout> | null = null;
   private cancelAttempt: AttemptCancel | null = null;
@@ -325,8 +319,14 @@ export class RequestRun {
     this.cancel("aborted by the caller");
   }
 
+  /** The armed attempt ran out of time: cancel it, marked as a timeout (retried as one, not taken for the caller's abort). */
+  timeOutAttempt(): void {
+    this.timedOut = true;
+    this.cancel("attempt timeout");
+  }
+
   /** Cancels the armed attempt (its timeout, or the caller's abort). */
-  cancel(message: string): void {
+  private cancel(message: string): void {
     if (this.attemptConfig) this.cancelAttempt?.(message, this.attemptConfig);
   }
 

@@ -218,6 +218,23 @@ describe("createThrottleClient against a loopback server", () => {
     expect(server.calls).toHaveLength(1);
   });
 
+  it("honours an AbortSignal during an attempt: the request under way is cancelled, not retried, and the listener is removed after", async () => {
+    server = await startServer([{ status: 200, body: { slow: true }, delayMs: 3000 }, ok]);
+    const client = createThrottleClient({ baseUrl: server.url });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const startedMs = Date.now();
+    const error = await client.request({ method: "GET", url: "/slow", signal: controller.signal }).catch((e: unknown) => e);
+    expect((error as Error).name).toMatch(/Abort|Cancel/);
+    expect(Date.now() - startedMs).toBeLessThan(2000);
+    expect(server.calls).toHaveLength(1);
+    // A signal that outlives its request: the next request's attempt is not cancelled by it.
+    const kept = new AbortController();
+    const result = await client.request({ method: "GET", url: "/a", signal: kept.signal });
+    expect(result.outcome).toBe("success");
+    kept.abort();
+  });
+
   it("logs one structured line per decision with no secret in it", async () => {
     const logger = recordingLogger();
     server = await startServer([tooMany(0), (req) => ({ status: 200, body: { echoed: req.headers.authorization } })]);
