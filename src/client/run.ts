@@ -425,7 +425,7 @@ export class RequestRun {
     const verdict = this.failureVerdict(error);
     this.lastVerdict = verdict;
     const nowMs = this.ctx.clock.nowMs();
-    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
+    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs, method: this.req.method }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
     const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });
     const decision = applyWriteSafety(planned, safety);
     const unsafe = decision !== planned;

@@ -164,6 +164,8 @@ export interface AttemptHistory {
   firstAttemptAtMs: number;
   /** The previous backoff wait, for decorrelated jitter. */
   previousWaitMs?: number | null;
+  /** The request's method, upper case: a read that got no answer backs off as from a transient error (see plan.ts). */
+  method?: string;
 }
 
 export interface PlanOptions {

@@ -185,4 +185,14 @@ describe("fallback backoff when the server says nothing", () => {
     const dropped = plan({ ...verdictFor(503), status: 0 }, third, DEFAULT_POLICY, options);
     expect(dropped).toMatchObject({ decision: "retry", waitMs: 1000 });
   });
+
+  it("backs off a dropped write from the base and a dropped read from a fifth of it", () => {
+    const options = { nowMs: NOW_MS, random: () => 0 };
+    const noAnswer = { ...verdictFor(503), status: 0 };
+    const after = (method: string) => plan(noAnswer, { attempts: 3, firstAttemptAtMs: NOW_MS, method }, DEFAULT_POLICY, options);
+    for (const method of ["POST", "PATCH", "PUT", "DELETE"]) expect(after(method)).toMatchObject({ decision: "retry", waitMs: 1000 });
+    for (const method of ["GET", "HEAD", "OPTIONS"]) expect(after(method)).toMatchObject({ decision: "retry", waitMs: 200 });
+    // A throttle keeps the base whatever the method.
+    expect(plan(verdictFor(429), { attempts: 3, firstAttemptAtMs: NOW_MS, method: "GET" }, DEFAULT_POLICY, options)).toMatchObject({ waitMs: 1000 });
+  });
 });
