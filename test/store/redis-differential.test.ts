@@ -121,6 +121,8 @@ const runArb = fc.record({
   // a scope told so keeps no window, so most runs must never be. (Drawn last: the draws before it,
   // and so the paths the other runs reach, stay as they were.)
   showsConcurrency: fc.constantFrom(false, false, false, false, false, false, false, true),
+  // A run in four without the upward probe of a silent rate (estimate.ts probeSilentRate); drawn last, as above.
+  probeSilentRate: fc.constantFrom(true, true, true, false),
 });
 
 const NUM_RUNS = 400;
@@ -411,7 +413,7 @@ class DifferentialRun {
   ) {
     this.nowMs = startMs;
     const clock = { nowMs: () => this.nowMs, sleep: async () => undefined };
-    this.governor = { breakerThreshold: flavour.breakerThreshold, leaseMs: flavour.leaseMs };
+    this.governor = { breakerThreshold: flavour.breakerThreshold, leaseMs: flavour.leaseMs, probeSilentRate: flavour.probeSilentRate };
     this.memory = createMemoryStore({ clock, governor: this.governor });
     this.redis = createRedisStore({ url, keyPrefix, governor: this.governor, nowForTest: () => this.nowMs });
   }
@@ -637,7 +639,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   });
 
   it("agrees on a rate relearned without budget headers (a bucket paced one unit at a time) and on a late claim replayed or counted first", async () => {
-    const both = new SideBySide(raw, server.url, "relearn:", T0);
+    const both = new SideBySide(raw, server.url, "relearn:", T0, { probeSilentRate: false });
     const whys: string[] = [];
     try {
       const throttled = (seq: number, sentAtMs: number, waitMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs, waitFromServer: true });
@@ -779,7 +781,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   });
 
   it("agrees where a bucket's documented rate is shortened by its own count, where a later lesson's units are counted from the first success after the last, where what was admitted since the last lesson is a bucket's rate, and where a bucket's refill measured over two of its windows is (a window's, or one within two windows, is cut)", async () => {
-    const both = new SideBySide(raw, server.url, "proven:", T0);
+    const both = new SideBySide(raw, server.url, "proven:", T0, { probeSilentRate: false });
     const scope = "api|proven";
     const windows: (number | null)[] = [];
     try {
@@ -1110,6 +1112,33 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       for (let i = 0; i < MAX_IN_FLIGHT + 3; i++) await both.sendAnswered(scope, 10, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ inFlightCap: MAX_IN_FLIGHT, inFlightCapGrows: false });
       expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: false });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees that a rate learned from throttles alone is probed up after a clean bucketful, goes back on a throttle before the next, and waits eight bucketfuls after it", async () => {
+    const both = new SideBySide(raw, server.url, "silent-probe:", T0);
+    const scope = "api|silent-probe";
+    const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 500, waitFromServer: false });
+    const send = (kind: "ok" | "throttled"): Promise<number> => both.sendAnswered(scope, 10, (seq, sentAtMs) => (kind === "ok" ? answer(seq, sentAtMs, "ok", null) : noWait(seq, sentAtMs)));
+    const state = (): GovernorState => both.memory.snapshot().get(scope)!;
+    try {
+      // Nothing shown, no wait told: 10 admitted and a throttle, then 2 and a throttle (a bucket of 2).
+      for (let i = 0; i < 10; i++) await send("ok");
+      await send("throttled");
+      for (let i = 0; i < 2; i++) await send("ok");
+      await send("throttled");
+      expect(state()).toMatchObject({ refill: "bucket", limit: 2, probedFromWindowMs: 0 });
+      const learnedMs = state().windowMs!;
+      for (let i = 0; i < 3 && state().probedFromWindowMs === 0; i++) await send("ok");
+      expect(state()).toMatchObject({ probedFromWindowMs: learnedMs, windowMs: Math.round((learnedMs * 2) / 3) });
+      await send("throttled");
+      expect(state()).toMatchObject({ windowMs: learnedMs, probedFromWindowMs: 0, estimateProbeFailed: true });
+      let paced = 0;
+      for (; paced < 20 && state().probedFromWindowMs === 0; paced++) await send("ok");
+      expect(paced).toBeGreaterThanOrEqual(16);
+      expect(state().probedFromWindowMs).toBe(learnedMs);
     } finally {
       await both.close();
     }

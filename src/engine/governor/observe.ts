@@ -6,7 +6,7 @@
  */
 import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
-import { estimateThrottled, probeEstimatedRate, shortenToProvenRefill } from "./estimate";
+import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unreflectedUnits } from "./model";
 import { inferWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
@@ -621,7 +621,11 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
     return;
   }
   if (observation.budget === null) {
+    const before: SilentRate = { limit: state.limit, refill: state.refill };
+    const fresh = observation.seq > state.learnedAtSeq;
     learnFromThrottle(state, observation);
+    if (state.anchor === null) state.pacedCleanUnits = 0;
+    if (fresh) silentProbeFailed(state, before);
   } else if (observation.budget.remaining > 0 && state.inFlightCap === null) {
     // Throttled with budget left: a limit the budget does not show (a secondary limit). Start
     // again one at a time and grow, so the next wave does not hit it all together.
@@ -630,7 +634,7 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   }
 }
 
-function applyOk(state: GovernorState, observation: Observation, units: number, inFlightBefore: number): void {
+function applyOk(state: GovernorState, observation: Observation, units: number, inFlightBefore: number, options: GovernorOptions): void {
   state.throttleStreak = 0;
   state.breakerOpen = false;
   if (state.concurrency === "silent") {
@@ -651,6 +655,7 @@ function applyOk(state: GovernorState, observation: Observation, units: number, 
   }
   if (observation.budget !== null) return;
   probeEstimatedRate(state, observation, units);
+  if (options.probeSilentRate) probeSilentRate(state, observation, units);
   windowFromFirstSuccess(state, observation);
   const sentAtMs = clampTime(observation.sentAtMs);
   if (state.anchor === null && state.learnedAtSeq > 0 && observation.seq <= state.learnedAtSeq && state.windowStartMs > 0 && sentAtMs < state.windowStartMs) {
@@ -755,7 +760,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.
   if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   if (observation.kind === "throttled") applyThrottle(state, observation, options, inFlightBefore);
-  else if (observation.kind === "ok") applyOk(state, observation, units, inFlightBefore);
+  else if (observation.kind === "ok") applyOk(state, observation, units, inFlightBefore, options);
   if (observation.budget === null && (observation.kind === "ok" || observation.kind === "throttled")) learnSilentConcurrency(state, observation);
   if (answersProbe && observation.kind === "ok" && observation.budget === null) budgetShownOnlyOnThrottles(state, observation);
   else if (observation.kind === "ok" && observation.budget === null) spentReadingAnswered(state, observation, units);

@@ -242,6 +242,8 @@ export interface GovernorOptions {
   breakerThreshold: number;
   /** How long a probe or an in-flight claim may stay unanswered before others stop waiting for it. */
   leaseMs: number;
+  /** Whether a rate learned from throttles alone is probed upward after clean bucketfuls (estimate.ts probeSilentRate). Default true; off, each lesson only slows it down. */
+  probeSilentRate: boolean;
 }
 
-export const DEFAULT_GOVERNOR_OPTIONS: Readonly<GovernorOptions> = Object.freeze({ breakerThreshold: 3, leaseMs: 30_000 });
+export const DEFAULT_GOVERNOR_OPTIONS: Readonly<GovernorOptions> = Object.freeze({ breakerThreshold: 3, leaseMs: 30_000, probeSilentRate: true });

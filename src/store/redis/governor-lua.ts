@@ -1134,6 +1134,44 @@ local function estimateThrottled(state, observation)
   if state.refillSinceMs > 0 then shortenToProvenRefill(state, limit, state.windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1) end
 end
 
+-- estimate.ts probeSilentRate: a bucketful paced cleanly at a rate learned from throttles alone adds a unit per window.
+local SILENT_PACED_MAX_SHARE = 1.5
+local SILENT_BUCKETFULS_AFTER_FAILED_PROBE = 8
+local SILENT_PROBE_MIN_UNITS = 2
+local function probeSilentRate(state, observation, units)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "bucket" or state.anchor ~= nil or state.budgetOnSuccess or state.windowSource == "shown" or limit == nil or windowMs == nil then return end
+  if observation.seq <= state.learnedAtSeq then return end
+  local at = 0
+  for i, slot in ipairs(state.slots) do
+    if slot[2] == observation.seq then
+      at = i
+      break
+    end
+  end
+  if at <= 1 then return end
+  local gapMs = state.slots[at][1] - state.slots[at - 1][1]
+  local spacingMs = (units * windowMs) / limit
+  if gapMs < PACED_SHARE * spacingMs or gapMs > SILENT_PACED_MAX_SHARE * spacingMs then return end
+  state.pacedCleanUnits = math.min(MAX_FIGURE, state.pacedCleanUnits + units)
+  local bucketfuls = 1
+  if state.estimateProbeFailed then bucketfuls = SILENT_BUCKETFULS_AFTER_FAILED_PROBE end
+  if state.pacedCleanUnits < bucketfuls * limit then return end
+  state.pacedCleanUnits = 0
+  state.probedFromWindowMs = windowMs
+  state.windowMs = math.max(1, jsRound(windowMs / (1 + 1 / math.max(limit, SILENT_PROBE_MIN_UNITS))))
+end
+
+-- estimate.ts silentProbeFailed: a fresh silent throttle before a probed rate was confirmed goes back to the rate paced cleanly.
+local function silentProbeFailed(state, beforeLimit, beforeRefill)
+  if state.anchor ~= nil or state.probedFromWindowMs == 0 or beforeLimit == nil then return end
+  state.limit = beforeLimit
+  state.refill = beforeRefill
+  state.windowMs = state.probedFromWindowMs
+  state.probedFromWindowMs = 0
+  state.estimateProbeFailed = true
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -1494,7 +1532,11 @@ local function applyThrottle(state, observation, options, inFlightBefore)
     return
   end
   if observation.budget == nil then
+    local beforeLimit, beforeRefill = state.limit, state.refill
+    local fresh = observation.seq > state.learnedAtSeq
     learnFromThrottle(state, observation)
+    if state.anchor == nil then state.pacedCleanUnits = 0 end
+    if fresh then silentProbeFailed(state, beforeLimit, beforeRefill) end
   elseif observation.budget.remaining > 0 and state.inFlightCap == nil then
     state.inFlightCap = 1
     state.inFlightCapGrows = true
@@ -1524,7 +1566,7 @@ local function spentReadingAnswered(state, observation, units)
   state.anchor = { remaining = math.max(0, math.min(limit, left + 2 * units)), seq = state.seq, atMs = clampTime(observation.nowMs), resetAtMs = anchor.resetAtMs, lateUnits = 0, answeredAtMs = anchor.answeredAtMs, ownOutAtSend = anchor.ownOutAtSend }
 end
 
-local function applyOk(state, observation, units, inFlightBefore)
+local function applyOk(state, observation, units, inFlightBefore, options)
   state.throttleStreak = 0
   state.breakerOpen = false
   if state.concurrency == "silent" then return growSilentCap(state, units, inFlightBefore) end
@@ -1537,6 +1579,7 @@ local function applyOk(state, observation, units, inFlightBefore)
   end
   if observation.budget ~= nil then return end
   probeEstimatedRate(state, observation, units)
+  if options.probeSilentRate ~= false then probeSilentRate(state, observation, units) end
   windowFromFirstSuccess(state, observation)
   local sentAtMs = clampTime(observation.sentAtMs)
   if state.anchor == nil and state.learnedAtSeq > 0 and observation.seq <= state.learnedAtSeq and state.windowStartMs > 0 and sentAtMs < state.windowStartMs then
@@ -1584,7 +1627,7 @@ local function observeInPlace(state, given, options)
   if observation.kind == "throttled" then
     applyThrottle(state, observation, options, inFlightBefore)
   elseif observation.kind == "ok" then
-    applyOk(state, observation, units, inFlightBefore)
+    applyOk(state, observation, units, inFlightBefore, options)
   end
   if observation.budget == nil and (observation.kind == "ok" or observation.kind == "throttled") then learnSilentConcurrency(state, observation) end
   if answersProbe and observation.kind == "ok" and observation.budget == nil then

@@ -115,7 +115,7 @@ class RedisGovernorStore implements RedisStore {
 
   /** What every script reads: the test-only now, how long a key outlives what it holds, the governor's options. */
   private common() {
-    return { nowMs: this.options.nowForTest?.() ?? null, retainMs: this.retainMs, breakerThreshold: this.governor.breakerThreshold, leaseMs: this.governor.leaseMs };
+    return { nowMs: this.options.nowForTest?.() ?? null, retainMs: this.retainMs, breakerThreshold: this.governor.breakerThreshold, leaseMs: this.governor.leaseMs, probeSilentRate: this.governor.probeSilentRate };
   }
 
   private get clock(): StoreClock {

@@ -42,6 +42,9 @@ function pacedThenThrottle(scope: Scope, count: number): Go {
   return last;
 }
 
+/** The lessons' rule alone: a silent rate not probed upward between them (silent-probe.test.ts tests that). */
+const LESSONS_ONLY = { probeSilentRate: false };
+
 describe("learning without budget headers", () => {
   it("5 successes then a 429 with Retry-After: limit 5, window from the first success to the reset, the next window's 5 spaced after it", () => {
     const scope = new Scope();
@@ -121,7 +124,7 @@ describe("learning without budget headers", () => {
   });
 
   it("a second episode that admits less than the first burst, with a Retry-After, measures the rate itself: a bucket, paced one unit at a time", () => {
-    const scope = new Scope();
+    const scope = new Scope(T0, LESSONS_ONLY);
     // A burst of 10 admitted, then a 429 saying the next unit comes in 1 s: 10 per ~1.1 s learned.
     const sent = successes(scope, 10, 10);
     const eleventh = scope.go(sent[9]!.atMs + 10);
@@ -174,7 +177,7 @@ describe("learning without budget headers", () => {
   // silence, 2 workers): learned as 8.3 per s, its next throttle 10 s later cut it by a fifth to
   // 6.5 per s though 82 admitted since had shown 7.9 (1.17 x ideal; 1.03 with this).
   it("no wait told: a bucket paced at its learned rate and throttled again windows later takes the rate it admitted since, one unit less, not the cut", () => {
-    const scope = new Scope();
+    const scope = new Scope(T0, LESSONS_ONLY);
     const c = bucketFromTwoLessons(scope, 500, 2, 500);
     const learned = { limit: scope.state.limit!, windowMs: scope.state.windowMs! };
     expect(scope.state).toMatchObject({ limit: 2, refill: "bucket" });
@@ -189,7 +192,7 @@ describe("learning without budget headers", () => {
 
   // Less than two of its windows cannot tell a burst from a rate: the usual cut then.
   it("no wait told: a bucket throttled again less than two of its windows later is cut as usual", () => {
-    const scope = new Scope();
+    const scope = new Scope(T0, LESSONS_ONLY);
     const c = bucketFromTwoLessons(scope, 900, 7, 10);
     const learned = { limit: scope.state.limit!, windowMs: scope.state.windowMs! };
     expect(scope.state).toMatchObject({ limit: 7, refill: "bucket" });
@@ -230,7 +233,7 @@ describe("learning without budget headers", () => {
   });
 
   it("a later episode that admits more than the learned limit, at a lower rate, keeps that rate: more units over the same length, not the limit's", () => {
-    const scope = new Scope();
+    const scope = new Scope(T0, LESSONS_ONLY);
     const sent = successes(scope, 10, 10);
     const eleventh = scope.go(sent[9]!.atMs + 10);
     scope.throttle(eleventh, eleventh.atMs + 10, 1000);

@@ -164,7 +164,7 @@ describe("what the governor writes reads back unchanged", () => {
 
   it("claims with a units estimate that is not a positive number use the scope's own", () => {
     for (const units of [Number.NaN, 0, -3, Number.POSITIVE_INFINITY, 1e300]) {
-      const state = claim(emptyState(T0), { nowMs: T0, latestStartMs: T0 + 1000, units }, { breakerThreshold: 3, leaseMs: 30_000 }).state;
+      const state = claim(emptyState(T0), { nowMs: T0, latestStartMs: T0 + 1000, units }, { breakerThreshold: 3, leaseMs: 30_000, probeSilentRate: true }).state;
       expect(state.slots).toEqual([[T0, 1, 1]]);
     }
   });
@@ -193,7 +193,7 @@ describe("slots stay bounded", () => {
   it(`after any number of claims: at most MAX_SLOTS (${MAX_SLOTS}), every claimed unit still counted`, () => {
     let state: GovernorState = { ...emptyState(T0), limit: 1e6, windowMs: 60_000 };
     for (let i = 0; i < 3 * MAX_SLOTS; i++) {
-      state = claim(state, { nowMs: T0 + i, latestStartMs: T0 + HOUR_MS }, { breakerThreshold: 3, leaseMs: HOUR_MS }).state;
+      state = claim(state, { nowMs: T0 + i, latestStartMs: T0 + HOUR_MS }, { breakerThreshold: 3, leaseMs: HOUR_MS, probeSilentRate: true }).state;
       expect(state.slots.length).toBeLessThanOrEqual(MAX_SLOTS);
     }
     expect(state.slots.reduce((sum, [, , units]) => sum + units, 0)).toBe(3 * MAX_SLOTS);
@@ -209,8 +209,8 @@ describe("slots stay bounded", () => {
 
   it("an answer keeps them bounded too", () => {
     let state: GovernorState = { ...emptyState(T0), limit: 1e6, windowMs: HOUR_MS };
-    for (let i = 0; i < MAX_SLOTS + 10; i++) state = claim(state, { nowMs: T0 + i, latestStartMs: T0 + HOUR_MS }, { breakerThreshold: 3, leaseMs: HOUR_MS }).state;
-    state = observe(state, { seq: 5, sentAtMs: T0 + 4, nowMs: T0 + 500, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 1e6 - 300, limit: 1e6, resetAtMs: T0 + HOUR_MS, windowMs: HOUR_MS }), reason: "ok" }, { breakerThreshold: 3, leaseMs: HOUR_MS });
+    for (let i = 0; i < MAX_SLOTS + 10; i++) state = claim(state, { nowMs: T0 + i, latestStartMs: T0 + HOUR_MS }, { breakerThreshold: 3, leaseMs: HOUR_MS, probeSilentRate: true }).state;
+    state = observe(state, { seq: 5, sentAtMs: T0 + 4, nowMs: T0 + 500, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 1e6 - 300, limit: 1e6, resetAtMs: T0 + HOUR_MS, windowMs: HOUR_MS }), reason: "ok" }, { breakerThreshold: 3, leaseMs: HOUR_MS, probeSilentRate: true });
     expect(state.slots.length).toBeLessThanOrEqual(MAX_SLOTS);
   });
 });

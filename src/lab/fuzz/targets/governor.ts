@@ -190,7 +190,7 @@ function printable(what: unknown): string {
 
 /** One input: a sequence of steps from a start state, every property checked after each step. */
 function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: number }, ops: GovernorOps): void {
-  const options: GovernorOptions = { breakerThreshold: gen.chance(0.9) ? gen.int(1, 5) : 3, leaseMs: gen.chance(0.9) ? gen.int(1, 60_000) : 30_000 };
+  const options: GovernorOptions = { breakerThreshold: gen.chance(0.9) ? gen.int(1, 5) : 3, leaseMs: gen.chance(0.9) ? gen.int(1, 60_000) : 30_000, probeSilentRate: gen.chance(0.8) };
   const start = startState(gen);
   const clock = { nowMs: T0 + gen.int(0, 60_000) };
   const granted: number[] = [];
