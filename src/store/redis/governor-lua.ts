@@ -1090,7 +1090,8 @@ end
 local PACED_SHARE = 0.9
 -- estimate.ts FIRST_PROBE_UNITS: paced starts before the first probe (after a failed one, a bucketful).
 local FIRST_PROBE_UNITS = 2
-local function pacedByEstimate(state, seq, units, limit, windowMs)
+-- estimate.ts gapBeforeMs: how long after the start before it in the log the claim started (nil: first or absent).
+local function gapBeforeMs(state, seq)
   local at = 0
   for i, slot in ipairs(state.slots) do
     if slot[2] == seq then
@@ -1098,8 +1099,12 @@ local function pacedByEstimate(state, seq, units, limit, windowMs)
       break
     end
   end
-  if at <= 1 then return false end
-  return state.slots[at][1] - state.slots[at - 1][1] >= (PACED_SHARE * units * windowMs) / limit
+  if at <= 1 then return nil end
+  return state.slots[at][1] - state.slots[at - 1][1]
+end
+local function pacedByEstimate(state, seq, units, limit, windowMs)
+  local gapMs = gapBeforeMs(state, seq)
+  return gapMs ~= nil and gapMs >= (PACED_SHARE * units * windowMs) / limit
 end
 
 -- estimate.ts probeEstimatedRate: a clean bucketful the estimate paced halves the window, from now on.
@@ -1142,17 +1147,9 @@ local function probeSilentRate(state, observation, units)
   local limit, windowMs = state.limit, state.windowMs
   if state.refill ~= "bucket" or state.anchor ~= nil or state.budgetOnSuccess or state.windowSource == "shown" or limit == nil or windowMs == nil then return end
   if observation.seq <= state.learnedAtSeq then return end
-  local at = 0
-  for i, slot in ipairs(state.slots) do
-    if slot[2] == observation.seq then
-      at = i
-      break
-    end
-  end
-  if at <= 1 then return end
-  local gapMs = state.slots[at][1] - state.slots[at - 1][1]
+  local gapMs = gapBeforeMs(state, observation.seq)
   local spacingMs = (units * windowMs) / limit
-  if gapMs < PACED_SHARE * spacingMs or gapMs > SILENT_PACED_MAX_SHARE * spacingMs then return end
+  if gapMs == nil or gapMs < PACED_SHARE * spacingMs or gapMs > SILENT_PACED_MAX_SHARE * spacingMs then return end
   state.pacedCleanUnits = math.min(MAX_FIGURE, state.pacedCleanUnits + units)
   local bucketfuls = 1
   if state.estimateProbeFailed then bucketfuls = SILENT_BUCKETFULS_AFTER_FAILED_PROBE end

@@ -94,3 +94,18 @@ export function successes(scope: Scope, count: number, rttMs: number, fromMs = T
   }
   return sent;
 }
+
+/**
+ * Nothing shown, no wait told: ten successes and a throttle after the client's backoff of firstWaitMs
+ * (the first lesson: 10 per 1 s), then `admitted` more and a throttle after secondWaitMs, a rate well
+ * below it: a bucket. Returns the second throttle's grant.
+ */
+export function bucketFromTwoLessons(scope: Scope, firstWaitMs: number, admitted: number, secondWaitMs: number): Go {
+  const sent = successes(scope, 10, 10);
+  const eleventh = scope.go(sent[9]!.atMs + 10);
+  scope.throttle(eleventh, eleventh.atMs + 10, firstWaitMs, { waitFromServer: false });
+  const again = successes(scope, admitted, 10, scope.state.notBeforeMs);
+  const throttled = scope.go(again[admitted - 1]!.atMs + 10);
+  scope.throttle(throttled, throttled.atMs + 10, secondWaitMs, { waitFromServer: false });
+  return throttled;
+}

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimRun } from "./sim";
-import { Scope, successes, T0, type Go } from "./helpers";
+import { bucketFromTwoLessons, Scope, successes, T0, type Go } from "./helpers";
 
 /** Six windows' worth of requests arriving at once at a server that shows nothing (a throttle may say its wait). */
 function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs: number, throttleSaysWait: boolean): SimRun {
@@ -17,21 +17,6 @@ function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs
     throttleSaysWait,
     startMs: T0,
   });
-}
-
-/**
- * Nothing shown, no wait told: ten successes and a throttle after the client's backoff of firstWaitMs
- * (the first lesson: 10 per 1 s), then `admitted` more and a throttle after secondWaitMs, a rate well
- * below it: a bucket. Returns the second throttle's grant.
- */
-function bucketFromTwoLessons(scope: Scope, firstWaitMs: number, admitted: number, secondWaitMs: number): Go {
-  const sent = successes(scope, 10, 10);
-  const eleventh = scope.go(sent[9]!.atMs + 10);
-  scope.throttle(eleventh, eleventh.atMs + 10, firstWaitMs, { waitFromServer: false });
-  const again = successes(scope, admitted, 10, scope.state.notBeforeMs);
-  const throttled = scope.go(again[admitted - 1]!.atMs + 10);
-  scope.throttle(throttled, throttled.atMs + 10, secondWaitMs, { waitFromServer: false });
-  return throttled;
 }
 
 /** `count` successes at the scope's own pace, then a claim throttled with no wait told. Returns that claim. */

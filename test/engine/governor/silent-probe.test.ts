@@ -6,17 +6,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { runWorkers, tokenBucket } from "./sim";
-import { Scope, successes, T0, type Go } from "./helpers";
+import { bucketFromTwoLessons, Scope, successes, T0, type Go } from "./helpers";
 
 /** Nothing shown, no wait told: 10 admitted, a throttle, then 2 admitted and a throttle: a bucket of 2 per learned window. */
 function silentBucket(): Scope {
   const scope = new Scope();
-  const sent = successes(scope, 10, 10);
-  const eleventh = scope.go(sent[9]!.atMs + 10);
-  scope.throttle(eleventh, eleventh.atMs + 10, 500, { waitFromServer: false });
-  const again = successes(scope, 2, 10, scope.state.notBeforeMs);
-  const third = scope.go(again[1]!.atMs + 10);
-  scope.throttle(third, third.atMs + 10, 500, { waitFromServer: false });
+  bucketFromTwoLessons(scope, 500, 2, 500);
   return scope;
 }
 
