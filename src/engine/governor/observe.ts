@@ -337,7 +337,13 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   // oldest units leave, and the merged one below may be an older unit's.
   const shownResetAtMs = resetAtMs;
   // The same reset read again through whole-second rounding: the earliest reading is the tightest.
-  if (previous && !afterPreviousReset && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
+  // Not where the count rose since (outside a bucket): units left the window, so its reset moved on,
+  // and a reading a second later read by a client that knows the server's clock 60 ms worse than the
+  // one before (every execution starts as a fresh client) lands 940 ms on. Merged into the earlier
+  // reset, a sliding 5 per 1 s window was later read as a fixed one of 2 s (1.05 -> 1.76 x ideal,
+  // 6 throttled, when 25 workers' same-instant starts reached the server in another order).
+  const countRose = state.refill !== "bucket" && previous !== null && budget.remaining > previous.remaining;
+  if (previous && !afterPreviousReset && !countRose && previous.resetAtMs > 0 && resetAtMs > 0 && Math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS) {
     resetAtMs = Math.min(resetAtMs, previous.resetAtMs);
   }
   let lateUnits = 0;

@@ -1187,7 +1187,9 @@ local function applyAnchor(state, observation, budget, leaseMs)
   end
   -- observe.ts: the window is bounded by this reading's own reset, not the merged one.
   local shownResetAtMs = resetAtMs
-  if previous and not afterPreviousReset and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
+  -- observe.ts: not where the count rose since (outside a bucket): the window's reset moved on.
+  local countRose = state.refill ~= "bucket" and previous ~= nil and budget.remaining > previous.remaining
+  if previous and not afterPreviousReset and not countRose and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
     resetAtMs = math.min(resetAtMs, previous.resetAtMs)
   end
   local lateUnits = 0

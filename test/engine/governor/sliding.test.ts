@@ -108,4 +108,26 @@ describe("a sliding window's length", () => {
     expect(after.windowMs).toBe(3030);
     expect(after.anchor?.resetAtMs).toBe(T0 + 8530);
   });
+  it("keeps a reading's reset of its own where the count rose since the one before: units left, so the reset moved on, even 940 ms on", () => {
+    // 5 per 1 s, resets in whole epoch seconds read by clients that know the server's clock to within
+    // 100 ms: the five sent at T0 + 4262 read a reset at T0 + 6100; one sent at T0 + 5302, after they
+    // left the window, reads 4 left and a reset at T0 + 7040 (read by a fresh client, 60 ms earlier).
+    const state: GovernorState = {
+      ...emptyState(T0),
+      seq: 26,
+      limit: 5,
+      windowMs: 1051,
+      windowSource: "inferred",
+      refill: "window",
+      slots: [...[21, 22, 23, 24, 25].map((seq) => [T0 + 4262, seq, 1] as [number, number, number]), [T0 + 5302, 26, 1]],
+      inFlight: [[26, T0 + 35_302]],
+      anchor: { remaining: 0, seq: 25, atMs: T0 + 4262, resetAtMs: T0 + 6100, lateUnits: 0, answeredAtMs: T0 + 4302, ownOutAtSend: 1 },
+    };
+    const after = observe(state, { seq: 26, sentAtMs: T0 + 5302, nowMs: T0 + 5342, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 4, limit: 5, resetAtMs: T0 + 7040 }), reason: "200 OK" }, DEFAULT_GOVERNOR_OPTIONS);
+    // Merged into T0 + 6100, a reading sent after it (T0 + 6353, reset T0 + 8080) read two resets 1,980 ms
+    // apart as a fixed window of 2 s, and half the rate went unused (1.76 x ideal in the lab, 6 throttled).
+    expect(after.anchor).toMatchObject({ resetAtMs: T0 + 7040 });
+    expect(after.anchor?.shownResetAtMs).toBeUndefined();
+    expect(after).toMatchObject({ refill: "window", windowMs: 1051 });
+  });
 });
