@@ -17,6 +17,9 @@ const METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PAT
 /** Methods whose repetition has no extra effect (RFC 9110 §9.2.2); POST and PATCH are not. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 /** Providers that document an idempotency header for writes; a key is generated and reused across attempts. */
+const NO_SECRETS: readonly string[] = Object.freeze([]);
+/** A request with no query parameters of its own or the client's (read, never written). */
+const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: "Idempotency-Key" };
 
 export interface PreparedRequest {
@@ -54,7 +57,9 @@ export function resolveUrl(baseUrl: string | undefined, url: string): URL {
     if (!baseUrl) {
       throw new ThrottleInputError(`Invalid url "${trimmed.slice(0, 200)}": it is not an absolute http(s) URL and no base URL is set. Give a full URL such as https://api.example.com/items, or set the connection's base URL.`);
     }
-    text = `${baseUrl.replace(/\/+$/, "")}/${trimmed.replace(/^\/+/, "")}`;
+    // The regular expressions only where there is a slash to drop (the usual base and path have one each at most).
+    const base = baseUrl.endsWith("/") ? baseUrl.replace(/\/+$/, "") : baseUrl;
+    text = `${base}/${trimmed.startsWith("/") ? trimmed.replace(/^\/+/, "") : trimmed}`;
   }
   let parsed: URL;
   try {
@@ -129,7 +134,8 @@ function withIdempotencyKey(headers: Record<string, string>, req: ThrottleReques
 }
 
 export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Promise<PreparedRequest> {
-  const requestSecrets = secretsFromHeaders(req.headers);
+  // Most requests add no headers of their own: no secrets to look for then.
+  const requestSecrets = req.headers === undefined ? NO_SECRETS : secretsFromHeaders(req.headers);
   const redactor = requestSecrets.length === 0 ? ctx.redactor : createRedactor([...ctx.secrets, ...requestSecrets]);
   const method = checkMethod(req, redactor);
   if (typeof req.url !== "string" || req.url.trim() === "") throw new ThrottleInputError("Invalid url: it is empty. Give a full URL, or a path together with a base URL.");
@@ -142,7 +148,7 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
   checkTimeout(req.timeoutMs);
   checkLatestStart(req.latestStartMs);
   const provider = providerOf(ctx, url);
-  const params = { ...ctx.options.params, ...req.params };
+  const params = ctx.options.params === undefined && req.params === undefined ? NO_PARAMS : { ...ctx.options.params, ...req.params };
   const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
   const isWrite = !IDEMPOTENT.has(method);
   const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
