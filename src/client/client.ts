@@ -55,11 +55,16 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
   const http = createHttp(ctx);
 
   async function request(req: ThrottleRequest): Promise<ThrottleResult> {
-    const prepared = await prepareRequest(ctx, req);
+    // prepareRequest and afterSuccess answer without a promise when they need not wait (the base
+    // scope known, a store in this process): each await of a plain value would still cost a turn
+    // of the microtask queue.
+    const preparing = prepareRequest(ctx, req);
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     const run = new RequestRun(ctx, prepared, options.signal, req.signal);
     try {
       const response = await http.request(run.axiosConfig());
-      await run.afterSuccess(response);
+      const finished = run.afterSuccess(response);
+      if (finished instanceof Promise) await finished;
       return successResult(run, response);
     } catch (error) {
       return failureResult(run, error);

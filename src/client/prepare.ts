@@ -133,7 +133,12 @@ function withIdempotencyKey(headers: Record<string, string>, req: ThrottleReques
   return key || null;
 }
 
-export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Promise<PreparedRequest> {
+/**
+ * Checks and shapes a request; a promise only the first time a provider and host are seen (the
+ * base scope needs the store's salt), the request itself otherwise. A bad request throws one
+ * ThrottleInputError line.
+ */
+export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): PreparedRequest | Promise<PreparedRequest> {
   // Most requests add no headers of their own: no secrets to look for then.
   const requestSecrets = req.headers === undefined ? NO_SECRETS : secretsFromHeaders(req.headers);
   const redactor = requestSecrets.length === 0 ? ctx.redactor : createRedactor([...ctx.secrets, ...requestSecrets]);
@@ -154,13 +159,12 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
   const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
   const urlParts = { host: normaliseHost(url.hostname), path: url.pathname };
   const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method } }, urlParts);
-  const base = knownBaseScope(ctx, url, provider) ?? (await baseScope(ctx, url, provider));
   const startedAtMs = ctx.clock.nowMs();
   const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
   // A plain literal with no getter: V8 builds a literal with an accessor in its slow (dictionary)
   // mode, and every later read of a field is then a slow lookup (about 2 % of a loopback request in
   // npm run bench:client). The log path is made when needed (logPath).
-  return {
+  const prepared: PreparedRequest = {
     method,
     url,
     urlText: url.href,
@@ -171,8 +175,9 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
     provider,
     isWrite,
     idempotencyKey,
-    baseScope: base,
-    governorScope: scopeWithParts(base, requestParts),
+    // Set by withBaseScope below (present from the start, so the object keeps one shape).
+    baseScope: "",
+    governorScope: "",
     requestParts,
     urlParts,
     redactor,
@@ -182,4 +187,12 @@ export async function prepareRequest(ctx: ClientContext, req: ThrottleRequest): 
     deadlineMs,
     latestStartMs: Math.min(deadlineMs, req.latestStartMs ?? Number.POSITIVE_INFINITY),
   };
+  const known = knownBaseScope(ctx, url, provider);
+  return known !== undefined ? withBaseScope(prepared, known) : baseScope(ctx, url, provider).then((base) => withBaseScope(prepared, base));
+}
+
+function withBaseScope(prepared: PreparedRequest, base: string): PreparedRequest {
+  prepared.baseScope = base;
+  prepared.governorScope = scopeWithParts(base, prepared.requestParts);
+  return prepared;
 }

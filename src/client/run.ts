@@ -9,12 +9,13 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimRequest, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Observation, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import { logPath, type PreparedRequest } from "./prepare";
 import type { Redactor } from "./redact";
 import { spansWholeApi } from "./scope";
+import type { ClaimScopes, StoreClaim } from "../store";
 import type { AttemptRecord } from "./types";
 
 
@@ -134,6 +135,7 @@ export class RequestRun {
     return String((response.headers as Record<string, unknown>)["idempotent-replayed"] ?? "").toLowerCase() === "true";
   }
   private readonly unlinkSignals: Array<() => void> = [];
+  private readonly claimScopes: ClaimScopes;
 
   constructor(
     readonly ctx: ClientContext,
@@ -141,6 +143,8 @@ export class RequestRun {
     clientSignal: AbortSignal | undefined,
     requestSignal: AbortSignal | undefined,
   ) {
+    // The governor's scope, and the API's base scope too when the governor is a part of it.
+    this.claimScopes = { governor: req.governorScope, holds: req.governorScope === req.baseScope ? [] : [req.baseScope] };
     if (!clientSignal || !requestSignal) {
       this.signal = clientSignal ?? requestSignal ?? NEVER_ABORTED;
     } else {
@@ -192,28 +196,55 @@ export class RequestRun {
 
   // ---------------------------------------------------------------- before each attempt
 
-  async beforeAttempt(config: InternalAxiosRequestConfig): Promise<InternalAxiosRequestConfig> {
-    if (this.retryWaitMs > 0) {
-      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.callerSignal);
-      this.retryWaitMs = 0;
-    }
-    await this.takeSlot();
+  /**
+   * The request interceptor. A store in this process (claimNow) that has a free slot now answers
+   * at once, and the attempt goes without a promise in between; anything else (our own retry wait,
+   * a start ahead, a shared store) goes through takeSlot.
+   */
+  beforeAttempt(config: InternalAxiosRequestConfig): InternalAxiosRequestConfig | Promise<InternalAxiosRequestConfig> {
+    const { ctx } = this;
+    if (this.retryWaitMs > 0 || !ctx.store.claimNow || this.signal.aborted) return this.attemptAfterWaits(config, null);
+    const askedAtMs = ctx.clock.nowMs();
+    const claimed = ctx.store.claimNow(this.claimScopes, this.claimRequest(askedAtMs, askedAtMs));
+    const { result } = claimed;
+    if (result.kind !== "go" || result.atMs > claimed.nowMs) return this.attemptAfterWaits(config, { claimed, askedAtMs });
+    this.claimSeq = result.seq;
+    this.sentAtMs = askedAtMs;
     this.armAttempt(config);
     return config;
   }
 
-  /** Claims the next start from the scope's governor and sleeps until it; a start too far away is a LongWait. */
-  private async takeSlot(): Promise<void> {
+  private async attemptAfterWaits(config: InternalAxiosRequestConfig, first: { claimed: StoreClaim; askedAtMs: number } | null): Promise<InternalAxiosRequestConfig> {
+    if (this.retryWaitMs > 0) {
+      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.callerSignal);
+      this.retryWaitMs = 0;
+    }
+    await this.takeSlot(first);
+    this.armAttempt(config);
+    return config;
+  }
+
+  /** What a claim asks: a start no later than the inline-wait cap and the request's latest start, one draw of the random source. */
+  private claimRequest(nowMs: number, firstAskedAtMs: number): ClaimRequest {
+    const latestStartMs = Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, this.req.latestStartMs);
+    const waitedMs = nowMs - firstAskedAtMs;
+    return { nowMs, latestStartMs, random: this.ctx.random(), ...(waitedMs > 0 ? { waitedMs } : {}) };
+  }
+
+  /**
+   * Claims the next start from the scope's governor and sleeps until it; a start too far away is a
+   * LongWait. `first` is a claim already made (beforeAttempt's), answered before anything else.
+   */
+  private async takeSlot(first: { claimed: StoreClaim; askedAtMs: number } | null): Promise<void> {
     const { ctx, req } = this;
-    const holds = req.governorScope === req.baseScope ? [] : [req.baseScope];
     let lateReclaims = 0;
-    const firstAskedAtMs = ctx.clock.nowMs();
+    const firstAskedAtMs = first?.askedAtMs ?? ctx.clock.nowMs();
+    let pending = first?.claimed ?? null;
     for (;;) {
-      if (this.signal.aborted) throw abortError(this.signal);
+      if (pending === null && this.signal.aborted) throw abortError(this.signal);
       const nowMs = ctx.clock.nowMs();
-      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
-      const waitedMs = nowMs - firstAskedAtMs;
-      const { result, nowMs: storeNowMs } = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, random: ctx.random(), ...(waitedMs > 0 ? { waitedMs } : {}) });
+      const { result, nowMs: storeNowMs } = pending ?? (await ctx.store.claim(this.claimScopes, this.claimRequest(nowMs, firstAskedAtMs)));
+      pending = null;
       if (result.kind === "defer") {
         this.log({ attempt: this.attempts.length + 1, status: null, waitMs: Math.max(0, result.notBeforeMs - storeNowMs), waitSource: "governor", decision: "defer_before_call", reason: result.why });
         throw new LongWait(result.notBeforeMs, result.why);
@@ -229,7 +260,7 @@ export class RequestRun {
       if (waitMs > 0) this.log({ attempt: this.attempts.length + 1, status: null, waitMs, waitSource: "governor", decision: "wait_before_call", reason: result.why });
       let startAtMs: number | null;
       try {
-        startAtMs = await this.waitForStart(result, storeNowMs, holds);
+        startAtMs = await this.waitForStart(result, storeNowMs);
       } catch (error) {
         if (this.claimSeq !== null) await ctx.store.release(req.governorScope, this.claimSeq);
         throw error;
@@ -261,7 +292,7 @@ export class RequestRun {
    * allowed (a concurrency limit has no reset to wait for; a count may prove the rate faster), and a
    * grant never moves by itself. Each such claim keeps the grant unless it finds an earlier start.
    */
-  private async waitForStart(granted: Extract<ClaimResult, { kind: "go" }>, storeNowMs: number, holds: string[]): Promise<number | null> {
+  private async waitForStart(granted: Extract<ClaimResult, { kind: "go" }>, storeNowMs: number): Promise<number | null> {
     const { ctx, req } = this;
     let held = granted;
     let startAtMs = ctx.clock.nowMs() + Math.max(0, granted.atMs - storeNowMs);
@@ -273,7 +304,7 @@ export class RequestRun {
       if (startAtMs - nowMs <= REVISIT_AHEAD_MS) break;
       const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
       // No draw from the random source: asking again must not move where other requests' draws fall.
-      const again = await ctx.store.claim({ governor: req.governorScope, holds }, { nowMs, latestStartMs, holding: { seq: held.seq, atMs: held.atMs } });
+      const again = await ctx.store.claim(this.claimScopes, { nowMs, latestStartMs, holding: { seq: held.seq, atMs: held.atMs } });
       if (again.result.kind !== "go") {
         this.claimSeq = null;
         return null;
@@ -399,11 +430,16 @@ export class RequestRun {
     return response.status < 400 || !verdict.retryable;
   }
 
-  async afterSuccess(response: AxiosResponse): Promise<Verdict> {
+  /** A final answer: classified and told to the governor (without a promise when the store is in this process). */
+  afterSuccess(response: AxiosResponse): Verdict | Promise<Verdict> {
     this.disarm();
     const verdict = this.classifyResponse(response);
     this.lastVerdict = verdict;
-    await this.report(verdict, null, true, this.isReplay(response));
+    const reported = this.report(verdict, null, true, this.isReplay(response));
+    return reported ? reported.then(() => this.recordSuccess(response, verdict)) : this.recordSuccess(response, verdict);
+  }
+
+  private recordSuccess(response: AxiosResponse, verdict: Verdict): Verdict {
     this.attempts.push({ status: response.status, waitMs: 0, waitSource: null });
     this.log({ attempt: this.attempts.length, status: response.status, waitMs: 0, waitSource: null, decision: "done", remaining: verdict.budget?.remaining ?? null, reason: verdict.reason });
     return verdict;
@@ -479,16 +515,20 @@ export class RequestRun {
     };
   }
 
-  /** Tells the governor what this attempt's answer showed; a limit that spans the whole API holds its base scope too. */
-  private async report(verdict: Verdict, decision: Decision | null, answered: boolean, replayed = false): Promise<void> {
+  /**
+   * Tells the governor what this attempt's answer showed; a limit that spans the whole API holds its
+   * base scope too. Returns a promise only when the store had to be waited for (observeNow absent,
+   * or a base-scope hold to write).
+   */
+  private report(verdict: Verdict, decision: Decision | null, answered: boolean, replayed = false): Promise<void> | undefined {
     const seq = this.claimSeq;
-    if (seq === null) return;
+    if (seq === null) return undefined;
     this.claimSeq = null;
     const { ctx, req } = this;
     const nowMs = ctx.clock.nowMs();
     const planned = decision && (decision.decision === "retry" || decision.decision === "defer") ? decision.waitMs : null;
     const waitMs = verdict.throttled ? (verdict.minWaitMs ?? planned) : null;
-    await ctx.store.observe(req.governorScope, {
+    const observation: Observation = {
       seq,
       sentAtMs: this.sentAtMs,
       nowMs,
@@ -502,10 +542,19 @@ export class RequestRun {
       budget: this.observedBudget(verdict, replayed),
       reason: req.redactor.text(verdict.reason),
       counted: !replayed,
-    });
-    if (verdict.throttled && waitMs !== null && req.governorScope !== req.baseScope && spansWholeApi(req.requestParts, verdict.scope)) {
-      await ctx.store.holdUntil(req.baseScope, nowMs + waitMs, req.redactor.text(verdict.reason), verdict.limitType);
+    };
+    const holdBaseUntilMs = verdict.throttled && waitMs !== null && req.governorScope !== req.baseScope && spansWholeApi(req.requestParts, verdict.scope) ? nowMs + waitMs : null;
+    if (ctx.store.observeNow && holdBaseUntilMs === null) {
+      ctx.store.observeNow(req.governorScope, observation);
+      return undefined;
     }
+    return this.reportToStore(observation, holdBaseUntilMs, verdict);
+  }
+
+  private async reportToStore(observation: Observation, holdBaseUntilMs: number | null, verdict: Verdict): Promise<void> {
+    const { ctx, req } = this;
+    await ctx.store.observe(req.governorScope, observation);
+    if (holdBaseUntilMs !== null) await ctx.store.holdUntil(req.baseScope, holdBaseUntilMs, req.redactor.text(verdict.reason), verdict.limitType);
   }
 
   private async reportLost(): Promise<void> {

@@ -33,6 +33,8 @@ export type StoreEvent =
   | { kind: "observe"; scope: string; observation: Observation; state: GovernorState };
 
 export interface MemoryStore extends GovernorStore {
+  claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
+  observeNow(scope: string, observation: Observation): void;
   /** Every scope's state (copies are not made: treat as read-only). */
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
@@ -108,7 +110,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const store: MemoryStore = {
     kind: "memory",
     saltValue,
-    async claim(scopes: ClaimScopes, request): Promise<StoreClaim> {
+    claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim {
       // The store owns its states: the governor changes them in place (no copy per request).
       let state = stateOf(scopes.governor, request.nowMs);
       for (const hold of scopes.holds) {
@@ -121,10 +123,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (!keptHeldGrant(request, next.result)) put(scopes.governor, next.state, request.nowMs);
       return { result: next.result, nowMs: request.nowMs };
     },
-    async observe(scope, observation) {
+    observeNow(scope: string, observation: Observation): void {
       const after = observeInPlace(stateOf(scope, observation.nowMs), observation, governorOptions);
       options.onEvent?.({ kind: "observe", scope, observation, state: after });
       put(scope, after, observation.nowMs);
+    },
+    async claim(scopes, request) {
+      return store.claimNow(scopes, request);
+    },
+    async observe(scope, observation) {
+      store.observeNow(scope, observation);
     },
     async release(scope, seq) {
       const state = states.get(scope);

@@ -67,6 +67,14 @@ export interface GovernorStore {
   readonly kind: StoreKind;
   claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim>;
   observe(scope: string, observation: Observation): Promise<void>;
+  /**
+   * claim and observe without a promise, for stores whose state is in this process (memory,
+   * cross-flow): same decision, same atomicity. The client uses them when present, so a request
+   * that finds a free slot takes no trip through the microtask queue for it (a shared store such as
+   * Redis has none: its answer must come over the wire).
+   */
+  claimNow?(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
+  observeNow?(scope: string, observation: Observation): void;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
   release(scope: string, seq: number): Promise<void>;
   /** Set-if-later: no start in this scope before untilMs. */
