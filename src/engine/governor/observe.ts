@@ -405,17 +405,18 @@ function windowFromWaitMs(observation: Observation, resetAtMs: number, episodeSt
  * wrong (relearn). Claims already out when the lesson was learned are the same saturation, not
  * new lessons.
  */
-function learnFromThrottle(state: GovernorState, observation: Observation): void {
-  if (observation.seq <= state.learnedAtSeq) return;
+function learnFromThrottle(state: GovernorState, observation: Observation): boolean {
+  if (observation.seq <= state.learnedAtSeq) return false;
   const nowMs = clampTime(observation.nowMs);
   const resetAtMs = observation.waitFromServer && observation.waitMs !== null ? clampTime(nowMs + observation.waitMs) : null;
   const episodeStartMs = state.windowStartMs || clampTime(observation.sentAtMs);
+  let outlasted = false;
   if (state.limit === null) {
     // The successes answered so far; those still on their way when the lesson is learned add
     // themselves as they arrive (applyOk).
     const admitted = Math.min(MAX_FIGURE, state.okInWindow);
     // Throttled before any success: the budget was spent before we came, which says nothing of its size.
-    if (admitted === 0) return;
+    if (admitted === 0) return false;
     state.limit = admitted;
     // The window is spent: the log holds those units. The slots a slow start kept stay at their
     // own sends (prune); any others are timed as late as they can have been (the throttled
@@ -433,7 +434,9 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
       state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs ?? 0, observedMs, 1));
       state.windowSource = resetAtMs !== null ? "inferred" : "assumed";
     }
-  } else if (!windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)) {
+  } else if (windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)) {
+    outlasted = true;
+  } else {
     relearn(state, state.limit, Math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs, observation);
   }
   state.learnedAtSeq = state.seq;
@@ -447,6 +450,7 @@ function learnFromThrottle(state: GovernorState, observation: Observation): void
     state.inFlightCap = null;
     state.inFlightCapGrows = false;
   }
+  return outlasted;
 }
 
 /** Past the client's backoff, a throttle that finds the window longer holds the scope this share of the time measured so far. */
@@ -603,6 +607,17 @@ function learnReserve(state: GovernorState, observation: Observation, units: num
   }
 }
 
+/** The scope holds until the throttle's wait (the server's, or the throttled request's own backoff) has passed. */
+function holdForThrottle(state: GovernorState, observation: Observation): void {
+  if (observation.waitMs === null) return;
+  const untilMs = clampTime(observation.nowMs + observation.waitMs);
+  if (untilMs > state.notBeforeMs) {
+    state.notBeforeMs = untilMs;
+    state.notBeforeReason = clip(observation.reason);
+    state.notBeforeType = observation.limitType;
+  }
+}
+
 function applyThrottle(state: GovernorState, observation: Observation, options: GovernorOptions, inFlightBefore: number): void {
   if (observation.budget !== null) estimateThrottled(state, observation);
   state.throttleStreak += 1;
@@ -612,14 +627,10 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   // Under a concurrency limit a place frees when an answer comes, not at a time: our own backoff
   // holds back the request it belongs to, not the whole scope.
   const concurrent = holdsConcurrency(state);
-  if (observation.waitMs !== null && observation.waitMs >= 0 && (observation.waitFromServer || !concurrent)) {
-    const untilMs = clampTime(observation.nowMs + observation.waitMs);
-    if (untilMs > state.notBeforeMs) {
-      state.notBeforeMs = untilMs;
-      state.notBeforeReason = clip(observation.reason);
-      state.notBeforeType = observation.limitType;
-    }
-  }
+  const holds = observation.waitMs !== null && observation.waitMs >= 0 && (observation.waitFromServer || !concurrent);
+  // A silent throttle that a window lesson reads is held after the lesson (holdForThrottle below).
+  const lessonFirst = observation.budget === null && !observation.waitFromServer && state.concurrency !== "silent" && observation.limitType !== "concurrency" && !concurrent;
+  if (holds && !lessonFirst) holdForThrottle(state, observation);
   if (state.concurrency === "silent") return silentThrottle(state, observation);
   if (observation.limitType === "concurrency" || concurrent) {
     state.inFlightCap = Math.max(1, inFlightBefore - 1);
@@ -629,7 +640,14 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   if (observation.budget === null) {
     const before: SilentRate = { limit: state.limit, refill: state.refill };
     const fresh = observation.seq > state.learnedAtSeq;
-    learnFromThrottle(state, observation);
+    const outlasted = learnFromThrottle(state, observation);
+    // A throttle that found the window longer than measured holds the scope a quarter of the time
+    // measured (windowOutlastsLesson), not the throttled request's own backoff: that backoff
+    // doubles with each of its attempts, and the next probe then landed up to twice past the
+    // window, whose first success is taken for its length (a sliding 40 per 2 s behind Stripe's
+    // silence read as 3,507 ms after probes at 1,062 and 1,739 ms, 1.75 x ideal). The request
+    // itself still sleeps its backoff; the scope's next probe is another request's.
+    if (holds && !outlasted) holdForThrottle(state, observation);
     if (state.anchor === null) state.pacedCleanUnits = 0;
     if (fresh) silentProbeFailed(state, before);
   } else if (observation.budget.remaining > 0 && state.inFlightCap === null) {

@@ -1370,15 +1370,16 @@ local function windowFromFirstSuccess(state, observation)
 end
 
 local function learnFromThrottle(state, observation)
-  if observation.seq <= state.learnedAtSeq then return end
+  if observation.seq <= state.learnedAtSeq then return false end
   local nowMs = clampTime(observation.nowMs)
   local resetAtMs = nil
   if observation.waitFromServer and observation.waitMs ~= nil then resetAtMs = clampTime(nowMs + observation.waitMs) end
   local episodeStartMs = state.windowStartMs
   if episodeStartMs == 0 then episodeStartMs = clampTime(observation.sentAtMs) end
+  local outlasted = false
   if state.limit == nil then
     local admitted = math.min(MAX_FIGURE, state.okInWindow)
-    if admitted == 0 then return end
+    if admitted == 0 then return false end
     state.limit = admitted
     placeAdmitted(state, observation, episodeStartMs, admitted)
     if state.windowSource ~= "shown" then
@@ -1387,7 +1388,9 @@ local function learnFromThrottle(state, observation)
       state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs or 0, observedMs, 1))
       if resetAtMs ~= nil then state.windowSource = "inferred" else state.windowSource = "assumed" end
     end
-  elseif not windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs) then
+  elseif windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs) then
+    outlasted = true
+  else
     relearn(state, state.limit, math.min(MAX_FIGURE, state.okInWindow), resetAtMs, episodeStartMs, observation)
   end
   state.learnedAtSeq = state.seq
@@ -1405,6 +1408,7 @@ local function learnFromThrottle(state, observation)
     state.inFlightCap = nil
     state.inFlightCapGrows = false
   end
+  return outlasted
 end
 
 -- observe.ts ownStartsFillWindow: our own starts fill the limit where the throttled request was counted.
@@ -1510,20 +1514,27 @@ local function silentThrottle(state, observation)
   state.learnedAtSeq = state.seq
 end
 
+-- observe.ts holdForThrottle: the scope holds until the throttle's wait has passed.
+local function holdForThrottle(state, observation)
+  if observation.waitMs == nil then return end
+  local untilMs = clampTime(observation.nowMs + observation.waitMs)
+  if untilMs > state.notBeforeMs then
+    state.notBeforeMs = untilMs
+    state.notBeforeReason = observation.reason
+    state.notBeforeType = observation.limitType
+  end
+end
+
 local function applyThrottle(state, observation, options, inFlightBefore)
   if observation.budget ~= nil then estimateThrottled(state, observation) end
   state.throttleStreak = state.throttleStreak + 1
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
   local concurrent = holdsConcurrency(state)
-  if observation.waitMs ~= nil and observation.waitMs >= 0 and (observation.waitFromServer == true or not concurrent) then
-    local untilMs = clampTime(observation.nowMs + observation.waitMs)
-    if untilMs > state.notBeforeMs then
-      state.notBeforeMs = untilMs
-      state.notBeforeReason = observation.reason
-      state.notBeforeType = observation.limitType
-    end
-  end
+  local holds = observation.waitMs ~= nil and observation.waitMs >= 0 and (observation.waitFromServer == true or not concurrent)
+  -- observe.ts: a silent throttle that a window lesson reads is held after the lesson.
+  local lessonFirst = observation.budget == nil and observation.waitFromServer ~= true and state.concurrency ~= "silent" and observation.limitType ~= "concurrency" and not concurrent
+  if holds and not lessonFirst then holdForThrottle(state, observation) end
   if state.concurrency == "silent" then return silentThrottle(state, observation) end
   if observation.limitType == "concurrency" or concurrent then
     state.inFlightCap = math.max(1, inFlightBefore - 1)
@@ -1533,7 +1544,9 @@ local function applyThrottle(state, observation, options, inFlightBefore)
   if observation.budget == nil then
     local beforeLimit, beforeRefill = state.limit, state.refill
     local fresh = observation.seq > state.learnedAtSeq
-    learnFromThrottle(state, observation)
+    local outlasted = learnFromThrottle(state, observation)
+    -- observe.ts: a throttle that found the window longer holds a quarter of the time measured, not the request's backoff.
+    if holds and not outlasted then holdForThrottle(state, observation) end
     if state.anchor == nil then state.pacedCleanUnits = 0 end
     if fresh then silentProbeFailed(state, beforeLimit, beforeRefill) end
   elseif observation.budget.remaining > 0 and state.inFlightCap == nil then
