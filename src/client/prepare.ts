@@ -16,10 +16,11 @@ import type { ThrottleRequest } from "./types";
 const METHODS = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE", "POST", "PATCH"]);
 /** Methods whose repetition has no extra effect (RFC 9110 §9.2.2); POST and PATCH are not. */
 const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
-/** Providers that document an idempotency header for writes; a key is generated and reused across attempts. */
+/** A request that adds no headers of its own brings no secrets. */
 const NO_SECRETS: readonly string[] = Object.freeze([]);
 /** A request with no query parameters of its own or the client's (read, never written). */
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+/** Providers that document an idempotency header for writes; a key is generated and reused across attempts. */
 const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: "Idempotency-Key" };
 
 export interface PreparedRequest {

@@ -18,25 +18,17 @@ function answerParts(run: RequestRun, response: AxiosResponse | undefined): Pick
   const { redactor } = run.req;
   return {
     status: response?.status ?? null,
-    headers: response ? plainHeaders(response.headers, redactor) : {},
+    headers: response ? redactor.headers(plainHeaders(response.headers)) : {},
     data: response ? redactor.value(response.data as unknown) : null,
   };
 }
 
 export function successResult(run: RequestRun, response: AxiosResponse): ThrottleResult {
-  const { redactor } = run.req;
-  // One literal (not spreads of answerParts and common): this is every successful request's path.
   return {
     outcome: response.status < 400 ? "success" : "http_error",
-    status: response.status,
-    headers: plainHeaders(response.headers, redactor),
-    data: redactor.value(response.data as unknown),
-    reason: redactor.text(run.lastVerdict?.reason ?? `HTTP ${response.status}`),
-    attempts: run.attempts,
-    slotWaitMs: run.slotWaitMs,
-    scope: run.req.governorScope,
-    provider: run.req.provider,
-    verdict: redactor.value(run.lastVerdict),
+    ...answerParts(run, response),
+    reason: run.req.redactor.text(run.lastVerdict?.reason ?? `HTTP ${response.status}`),
+    ...common(run),
   };
 }
 

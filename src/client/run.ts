@@ -13,7 +13,6 @@ import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate,
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import { logPath, type PreparedRequest } from "./prepare";
-import type { Redactor } from "./redact";
 import { spansWholeApi } from "./scope";
 import type { ClaimScopes, StoreClaim } from "../store";
 import type { AttemptRecord } from "./types";
@@ -54,20 +53,15 @@ declare module "axios" {
  * An answer's headers as a plain object with lower-case names, in one pass. axios' AxiosHeaders
  * keeps each header as an own enumerable property (its methods live on the prototype), so its own
  * toJSON copy is not needed first; like toJSON, a header set to false (axios' "unset") is left out.
- * Given a redactor, credential headers are dropped and secrets redacted in the same pass (what a
- * result shows).
  */
-export function plainHeaders(headers: unknown, redactor?: Pick<Redactor, "text" | "isSensitiveHeader">): Record<string, string> {
+export function plainHeaders(headers: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers || typeof headers !== "object") return out;
   const source = headers as Record<string, unknown>;
   for (const name of Object.keys(source)) {
     const value = source[name];
     if (value === undefined || value === null || value === false || typeof value === "function") continue;
-    const lower = LOWER_NAME.test(name) ? name : name.toLowerCase();
-    const text = Array.isArray(value) ? value.map(String).join(", ") : String(value);
-    if (!redactor) out[lower] = text;
-    else if (!redactor.isSensitiveHeader(lower)) out[lower] = redactor.text(text);
+    out[LOWER_NAME.test(name) ? name : name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(", ") : String(value);
   }
   return out;
 }

@@ -607,17 +607,6 @@ function learnReserve(state: GovernorState, observation: Observation, units: num
   }
 }
 
-/** The scope holds until the throttle's wait (the server's, or the throttled request's own backoff) has passed. */
-function holdForThrottle(state: GovernorState, observation: Observation): void {
-  if (observation.waitMs === null) return;
-  const untilMs = clampTime(observation.nowMs + observation.waitMs);
-  if (untilMs > state.notBeforeMs) {
-    state.notBeforeMs = untilMs;
-    state.notBeforeReason = clip(observation.reason);
-    state.notBeforeType = observation.limitType;
-  }
-}
-
 function applyThrottle(state: GovernorState, observation: Observation, options: GovernorOptions, inFlightBefore: number): void {
   if (observation.budget !== null) estimateThrottled(state, observation);
   state.throttleStreak += 1;
@@ -627,27 +616,16 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   // Under a concurrency limit a place frees when an answer comes, not at a time: our own backoff
   // holds back the request it belongs to, not the whole scope.
   const concurrent = holdsConcurrency(state);
-  const holds = observation.waitMs !== null && observation.waitMs >= 0 && (observation.waitFromServer || !concurrent);
-  // A silent throttle that a window lesson reads is held after the lesson (holdForThrottle below).
-  const lessonFirst = observation.budget === null && !observation.waitFromServer && state.concurrency !== "silent" && observation.limitType !== "concurrency" && !concurrent;
-  if (holds && !lessonFirst) holdForThrottle(state, observation);
-  if (state.concurrency === "silent") return silentThrottle(state, observation);
-  if (observation.limitType === "concurrency" || concurrent) {
+  let outlasted = false;
+  if (state.concurrency === "silent") {
+    silentThrottle(state, observation);
+  } else if (observation.limitType === "concurrency" || concurrent) {
     state.inFlightCap = Math.max(1, inFlightBefore - 1);
     state.inFlightCapGrows = false;
-    return;
-  }
-  if (observation.budget === null) {
+  } else if (observation.budget === null) {
     const before: SilentRate = { limit: state.limit, refill: state.refill };
     const fresh = observation.seq > state.learnedAtSeq;
-    const outlasted = learnFromThrottle(state, observation);
-    // A throttle that found the window longer than measured holds the scope a quarter of the time
-    // measured (windowOutlastsLesson), not the throttled request's own backoff: that backoff
-    // doubles with each of its attempts, and the next probe then landed up to twice past the
-    // window, whose first success is taken for its length (a sliding 40 per 2 s behind Stripe's
-    // silence read as 3,507 ms after probes at 1,062 and 1,739 ms, 1.75 x ideal). The request
-    // itself still sleeps its backoff; the scope's next probe is another request's.
-    if (holds && !outlasted) holdForThrottle(state, observation);
+    outlasted = learnFromThrottle(state, observation);
     if (state.anchor === null) state.pacedCleanUnits = 0;
     if (fresh) silentProbeFailed(state, before);
   } else if (observation.budget.remaining > 0 && state.inFlightCap === null) {
@@ -655,6 +633,20 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
     // again one at a time and grow, so the next wave does not hit it all together.
     state.inFlightCap = 1;
     state.inFlightCapGrows = true;
+  }
+  // The scope holds for the throttle's wait: the server's, or the throttled request's own backoff
+  // (not under a concurrency limit, above). A throttle that found the window longer than measured
+  // holds it a quarter of the time measured instead (windowOutlastsLesson): the backoff doubles
+  // with each of the request's attempts, and the next probe then landed up to twice past the
+  // window, whose first success is taken for its length (a sliding 40 per 2 s behind Stripe's
+  // silence read as 3,507 ms after probes at 1,062 and 1,739 ms, 1.75 x ideal). The request itself
+  // still sleeps its backoff; the scope's next probe is another request's.
+  if (outlasted || observation.waitMs === null || observation.waitMs < 0 || (!observation.waitFromServer && concurrent)) return;
+  const untilMs = clampTime(observation.nowMs + observation.waitMs);
+  if (untilMs > state.notBeforeMs) {
+    state.notBeforeMs = untilMs;
+    state.notBeforeReason = clip(observation.reason);
+    state.notBeforeType = observation.limitType;
   }
 }
 

@@ -1514,44 +1514,36 @@ local function silentThrottle(state, observation)
   state.learnedAtSeq = state.seq
 end
 
--- observe.ts holdForThrottle: the scope holds until the throttle's wait has passed.
-local function holdForThrottle(state, observation)
-  if observation.waitMs == nil then return end
-  local untilMs = clampTime(observation.nowMs + observation.waitMs)
-  if untilMs > state.notBeforeMs then
-    state.notBeforeMs = untilMs
-    state.notBeforeReason = observation.reason
-    state.notBeforeType = observation.limitType
-  end
-end
-
 local function applyThrottle(state, observation, options, inFlightBefore)
   if observation.budget ~= nil then estimateThrottled(state, observation) end
   state.throttleStreak = state.throttleStreak + 1
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
   local concurrent = holdsConcurrency(state)
-  local holds = observation.waitMs ~= nil and observation.waitMs >= 0 and (observation.waitFromServer == true or not concurrent)
-  -- observe.ts: a silent throttle that a window lesson reads is held after the lesson.
-  local lessonFirst = observation.budget == nil and observation.waitFromServer ~= true and state.concurrency ~= "silent" and observation.limitType ~= "concurrency" and not concurrent
-  if holds and not lessonFirst then holdForThrottle(state, observation) end
-  if state.concurrency == "silent" then return silentThrottle(state, observation) end
-  if observation.limitType == "concurrency" or concurrent then
+  local outlasted = false
+  if state.concurrency == "silent" then
+    silentThrottle(state, observation)
+  elseif observation.limitType == "concurrency" or concurrent then
     state.inFlightCap = math.max(1, inFlightBefore - 1)
     state.inFlightCapGrows = false
-    return
-  end
-  if observation.budget == nil then
+  elseif observation.budget == nil then
     local beforeLimit, beforeRefill = state.limit, state.refill
     local fresh = observation.seq > state.learnedAtSeq
-    local outlasted = learnFromThrottle(state, observation)
-    -- observe.ts: a throttle that found the window longer holds a quarter of the time measured, not the request's backoff.
-    if holds and not outlasted then holdForThrottle(state, observation) end
+    outlasted = learnFromThrottle(state, observation)
     if state.anchor == nil then state.pacedCleanUnits = 0 end
     if fresh then silentProbeFailed(state, beforeLimit, beforeRefill) end
   elseif observation.budget.remaining > 0 and state.inFlightCap == nil then
     state.inFlightCap = 1
     state.inFlightCapGrows = true
+  end
+  -- observe.ts: the scope holds for the throttle's wait (not our backoff under a concurrency limit,
+  -- nor where the throttle found the window longer: that holds a quarter of the time measured).
+  if outlasted or observation.waitMs == nil or observation.waitMs < 0 or (observation.waitFromServer ~= true and concurrent) then return end
+  local untilMs = clampTime(observation.nowMs + observation.waitMs)
+  if untilMs > state.notBeforeMs then
+    state.notBeforeMs = untilMs
+    state.notBeforeReason = observation.reason
+    state.notBeforeType = observation.limitType
   end
 end
 
