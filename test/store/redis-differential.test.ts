@@ -1066,8 +1066,13 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(windows[12]).toBe(windows[11]);
   });
 
-  it("agrees on a concurrency limit that shows nothing: learned from the successes after a lesson's throttle, grown, and lowered by a throttle", async () => {
-    const both = new SideBySide(raw, server.url, "silent:", T0);
+  // Each throttle tells no wait; the client either records none, or its own backoff (held until a
+  // concurrency limit is read, which ends the hold).
+  it.each([
+    ["no wait recorded", null],
+    ["the client's own backoff of 400 ms", 400],
+  ] as const)("agrees on a concurrency limit that shows nothing: learned from the successes after a lesson's throttle, grown, and lowered by a throttle (%s)", async (label, backoffMs) => {
+    const both = new SideBySide(raw, server.url, `silent-${backoffMs ?? 0}:`, T0);
     const scope = "api|silent";
     const server10 = concurrencyLimit(10, 100);
     // 40 workers, each request answered 100 ms after it is sent; the server shows nothing and tells no
@@ -1093,7 +1098,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         sendDue(nowMs);
         for (const sent of out.filter((o) => o.sentAtMs + 100 <= nowMs)) {
           out = out.filter((o) => o.seq !== sent.seq);
-          await both.observe(scope, answer(sent.seq, sent.sentAtMs, sent.admitted ? "ok" : "throttled", null));
+          await both.observe(scope, { ...answer(sent.seq, sent.sentAtMs, sent.admitted ? "ok" : "throttled", null), ...(sent.admitted ? {} : { waitMs: backoffMs }) });
           if (sent.admitted) succeeded += 1;
           await claimAll(nowMs);
         }
@@ -1102,7 +1107,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     } finally {
       await both.close();
     }
-    expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent" });
+    expect(both.memory.snapshot().get(scope), label).toMatchObject({ concurrency: "silent" });
   });
 
   it("agrees that a slow start ends at the most claims tracked in flight and does not begin again", async () => {

@@ -1476,7 +1476,10 @@ local function learnSilentConcurrency(state, observation)
   if units < 3 or units <= SILENT_EVIDENCE_RATIO * explainedUnits then return end
   state.concurrency = "silent"
   state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, floor(units / state.unitsPerRequest)))
-  state.inFlightCapGrows = windowIsGuessed(state)
+  local waitsWereOurs = windowIsGuessed(state)
+  state.inFlightCapGrows = waitsWereOurs
+  -- The hold is the lesson's own backoffs (no wait told): a concurrency limit frees a place per answer.
+  if waitsWereOurs and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
   state.limit = nil
   state.windowMs = nil
   state.windowSource = nil

@@ -226,6 +226,22 @@ describe("a concurrency limit", () => {
       expect(near.claim(T0 + 250)).toMatchObject({ kind: "go", atMs: T0 + 290 });
     });
 
+    it("where the throttles told no wait, the hold their own backoff laid ends when the limit is read as one of concurrency: its places go at once", () => {
+      // As above, but the throttle tells nothing and the client backs off 400 ms on its own.
+      const scope = new Scope(T0);
+      scope.answer(scope.go(T0), T0 + 100);
+      const pair = [scope.go(T0 + 100), scope.go(T0 + 100)];
+      for (const sent of pair) scope.answer(sent, T0 + 200);
+      const four = Array.from({ length: 4 }, () => scope.go(T0 + 200));
+      scope.throttle(four[0]!, T0 + 300, 400, { waitFromServer: false });
+      expect(scope.state).toMatchObject({ concurrency: "unknown", limit: 3, windowSource: "assumed", notBeforeMs: T0 + 700 });
+      for (const sent of four.slice(1)) scope.answer(sent, T0 + 300);
+      expect(scope.state).toMatchObject({ concurrency: "silent", inFlightCap: 3 });
+      // Three places, free now: not at the end of the backoff the lesson's throttled request sleeps.
+      expect([scope.go(T0 + 300), scope.go(T0 + 300), scope.go(T0 + 300)].map((g) => g.atMs)).toEqual([T0 + 300, T0 + 300, T0 + 300]);
+      expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
+    });
+
     it("is not read into a rate that admits nothing after its throttle: a sliding log, a fixed window, a bucket", () => {
       const servers: Array<[string, ModelServer]> = [
         ["sliding 20 per 1 s", slidingLog(20, 1000)],
