@@ -1350,6 +1350,26 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a start just after the reset we read, counted in the window our own burst filled, teaches no reserve (its reset read a second on)", async () => {
+    const both = new SideBySide(raw, server.url, "own-early:", T0);
+    try {
+      const scope = "api|fixed-early";
+      await learnFixedWindow(both, scope);
+      both.nowMs = reset1 + 100;
+      const burst: number[] = [];
+      for (let i = 0; i < 99; i++) burst.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
+      both.nowMs = reset1 + 200;
+      for (const [i, seq] of burst.entries()) await both.observe(scope, answer(seq, reset1 + 100, "ok", fixedBudget(98 - i, reset1 + 10_000)));
+      both.nowMs = reset1 + 10_030;
+      const early = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs = reset1 + 10_080;
+      await both.observe(scope, { ...answer(seqOf(early), reset1 + 10_030, "throttled", fixedBudget(0, reset1 + 11_000)), waitMs: 1000, waitFromServer: true });
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ reserveUnits: 0 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu; and on a held grant claimed again", async () => {
     const both = new SideBySide(raw, server.url, "concurrency:", T0);
     try {

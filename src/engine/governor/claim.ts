@@ -6,7 +6,7 @@
  */
 import { holdsConcurrency, lessonClaimsOut } from "./concurrency";
 import { earliestStart, heldSlots, roundTripMs } from "./model";
-import { boundSlotsInPlace, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
+import { boundSlotsInPlace, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, ROUNDING_MS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -49,7 +49,9 @@ export function prune(state: GovernorState, nowMs: number): void {
     firstKept = keepsHeld ? heldSlots(state, anchor).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
     if (firstKept < 0) firstKept = state.slots.length;
   } else {
-    const keepAfterMs = nowMs - (state.windowMs ?? UNKNOWN_WINDOW_RETAIN_MS);
+    // A second more than the window: where a throttle was counted is read through whole-second
+    // resets, and the starts that filled the window before it must still be there (ownStartsFillWindow).
+    const keepAfterMs = nowMs - (state.windowMs ?? UNKNOWN_WINDOW_RETAIN_MS) - ROUNDING_MS;
     firstKept = state.slots.findIndex(([atMs, seq]) => atMs > keepAfterMs || (anchor !== null && seq > anchor.seq));
     if (firstKept < 0) firstKept = state.slots.length;
   }

@@ -33,6 +33,8 @@ local MAX_EPOCH_MS = 8.64e15
 local MAX_SLOTS = 256
 local MAX_IN_FLIGHT = 1000
 local UNKNOWN_WINDOW_RETAIN_MS = 60000
+-- state.ts ROUNDING_MS: resets are given in whole seconds.
+local ROUNDING_MS = 1000
 local MAX_FIGURE = 1e12
 local MAX_OTHERS_PER_MS = 1e6
 local MAX_COUNT = 2 ^ 52
@@ -580,7 +582,8 @@ local function prune(state, nowMs)
     end
     if firstKept < 0 then firstKept = n end
   else
-    local keepAfterMs = nowMs - (state.windowMs or UNKNOWN_WINDOW_RETAIN_MS)
+    -- A second more than the window: ownStartsFillWindow reads where a throttle was counted through whole-second resets.
+    local keepAfterMs = nowMs - (state.windowMs or UNKNOWN_WINDOW_RETAIN_MS) - ROUNDING_MS
     firstKept = findIndex(state.slots, function(s) return s[1] > keepAfterMs or (anchor ~= nil and s[2] > anchor.seq) end)
     if firstKept < 0 then firstKept = n end
   end
@@ -796,7 +799,6 @@ end
 
 /** observe.ts: learning from answers; and index.ts holdUntil. */
 const GOVERNOR_OBSERVE_LUA = String.raw`
-local ROUNDING_MS = 1000
 local FULL_REFILL_TOLERANCE = 0.02
 local OTHERS_SMOOTHING = 0.3
 local DECREASE = 0.8
@@ -1417,11 +1419,12 @@ local function ownStartsFillWindow(state, anchor, observation)
   local windowMs = state.windowMs
   if limit == nil or windowMs == nil then return false end
   local fromMs, toMs
+  -- Each range begins a little early: the server's clock and whole-second resets place the window's start.
   if state.refill == "window" then
-    fromMs = observation.sentAtMs - windowMs + 1
+    fromMs = observation.sentAtMs - windowMs + 1 - ROUNDING_MS / 4
     toMs = observation.sentAtMs
   elseif state.refill == "fixed" and anchor.resetAtMs > 0 and observation.nowMs < anchor.resetAtMs then
-    fromMs = anchor.resetAtMs - windowMs
+    fromMs = anchor.resetAtMs - windowMs - ROUNDING_MS
     toMs = observation.nowMs
   else
     return false

@@ -609,6 +609,24 @@ describe("spending from the server's count", () => {
     expect(learn(50)).toBeGreaterThan(0);
   });
 
+  it("a start just after the reset we read, counted by the server in the window before (our own burst at its start filled it), teaches no reserve: its reset reads up to a second late", () => {
+    const learn = (ownStarts: number) => {
+      const { scope, reset1 } = fixedWindowOf100Per10s();
+      // The whole window's budget at its start, as a fan-out spends it.
+      const out = Array.from({ length: ownStarts }, () => scope.go(reset1 + 100));
+      expect(out.every((granted) => granted.atMs < reset1 + 10_000)).toBe(true);
+      out.forEach((granted, i) => scope.answer(granted, reset1 + 200, { budget: shown({ remaining: 98 - i, limit: 100, resetAtMs: reset1 + 10_000 }) }));
+      // The next window by our reading of the server's clock; the server's own reset is some tens of ms later.
+      const early = scope.go(reset1 + 10_030);
+      // Counted in the full window, throttled; its reset, in whole seconds, reads a second on.
+      scope.throttle(early, reset1 + 10_080, 1000, { budget: shown({ remaining: 0, limit: 100, resetAtMs: reset1 + 11_000 }) });
+      return scope.state.reserveUnits;
+    };
+    expect(learn(99)).toBe(0);
+    // Half the window ours: the throttle still says someone else spent the rest.
+    expect(learn(50)).toBeGreaterThan(0);
+  });
+
   it("in a sliding log (or a first window not yet seen to be fixed), our own starts of the last window filling the limit: a throttle teaches no reserve either", () => {
     const learn = (ownStarts: number) => {
       // 100 per 10 s, the window shown (IETF w=10): the first window, before any reset was seen.
