@@ -185,6 +185,15 @@ describe("a concurrency limit", () => {
   });
 
   describe("that shows nothing (a generic 429, no budget)", () => {
+    /** A slow start with 100 ms answers: one, then two, then four in flight from T0 + 200. */
+    const slowStartToFour = () => {
+      const scope = new Scope(T0);
+      scope.answer(scope.go(T0), T0 + 100);
+      const pair = [scope.go(T0 + 100), scope.go(T0 + 100)];
+      for (const sent of pair) scope.answer(sent, T0 + 200);
+      return { scope, four: Array.from({ length: 4 }, () => scope.go(T0 + 200)) };
+    };
+
     it("is learned from the successes right after the lesson's throttle, beyond what the rate learned gives back, and held as an in-flight cap", () => {
       // 10 in flight with 100 ms answers: 100 per s, 300 jobs in 3 s. Learned as a rate from the slow
       // start it was 14 per s (20.6 s), and with a 1 s wait told 10 per 1.5 s (42.7 s).
@@ -201,11 +210,7 @@ describe("a concurrency limit", () => {
     it("a start the lesson's rate would lay more than an answer time ahead waits for the claims still out at the lesson: they may show a concurrency limit", () => {
       // Slow start to four in flight (100 ms answers); the first of them is throttled with Slack's
       // Retry-After: 1 while the other three are still out.
-      const scope = new Scope(T0);
-      scope.answer(scope.go(T0), T0 + 100);
-      const pair = [scope.go(T0 + 100), scope.go(T0 + 100)];
-      for (const sent of pair) scope.answer(sent, T0 + 200);
-      const four = Array.from({ length: 4 }, () => scope.go(T0 + 200));
+      const { scope, four } = slowStartToFour();
       scope.throttle(four[0]!, T0 + 300, 1000, { waitResolutionMs: 1000 });
       expect(scope.state).toMatchObject({ concurrency: "unknown", limit: 3, notBeforeMs: T0 + 1300 });
       // The rate just taught would lay this start at the wait's end or later: it waits instead.
@@ -228,11 +233,7 @@ describe("a concurrency limit", () => {
 
     it("where the throttles told no wait, the hold their own backoff laid ends when the limit is read as one of concurrency: its places go at once", () => {
       // As above, but the throttle tells nothing and the client backs off 400 ms on its own.
-      const scope = new Scope(T0);
-      scope.answer(scope.go(T0), T0 + 100);
-      const pair = [scope.go(T0 + 100), scope.go(T0 + 100)];
-      for (const sent of pair) scope.answer(sent, T0 + 200);
-      const four = Array.from({ length: 4 }, () => scope.go(T0 + 200));
+      const { scope, four } = slowStartToFour();
       scope.throttle(four[0]!, T0 + 300, 400, { waitFromServer: false });
       expect(scope.state).toMatchObject({ concurrency: "unknown", limit: 3, windowSource: "assumed", notBeforeMs: T0 + 700 });
       for (const sent of four.slice(1)) scope.answer(sent, T0 + 300);
