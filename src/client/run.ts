@@ -22,7 +22,7 @@ import type { AttemptRecord } from "./types";
 const LATE_START_MS = 100;
 /** How many times one attempt claims again after starting late, before it goes anyway. */
 const MAX_LATE_RECLAIMS = 3;
-/** A probe's start, or one laid from an estimated rate, further ahead than this is claimed again when the scope's state changes. */
+/** A probe's start, or one laid from a reading the answers may revise (ClaimResult revisable), further ahead than this is claimed again when the scope's state changes. */
 const REVISIT_AHEAD_MS = 100;
 /** At most this many such claims per grant: a busy scope changes with every answer. */
 const MAX_REVISITS = 16;
@@ -281,8 +281,9 @@ export class RequestRun {
    * Sleeps until a granted start; returns it on the local clock, or null where the grant was given
    * up (claim again). Lateness counts from the grant's answer: a slow store (Redis busy with many
    * executions' claims) delays the answer, not the start it granted. A probe's start far ahead (a
-   * budget's reset), or one laid from an estimated bucket rate, is claimed again each time the
-   * scope's state changes meanwhile: the answers still coming in may show that an earlier start is
+   * budget's reset), or one laid from a reading the answers may revise (an estimated bucket rate, a
+   * fixed window not yet told from a concurrency limit), is claimed again each time the scope's
+   * state changes meanwhile: the answers still coming in may show that an earlier start is
    * allowed (a concurrency limit has no reset to wait for; a count may prove the rate faster), and a
    * grant never moves by itself. Each such claim keeps the grant unless it finds an earlier start.
    */
@@ -290,7 +291,7 @@ export class RequestRun {
     const { ctx, req } = this;
     let held = granted;
     let startAtMs = ctx.clock.nowMs() + Math.max(0, granted.atMs - storeNowMs);
-    for (let revisits = 0; (held.probe || held.rateEstimated) && startAtMs - ctx.clock.nowMs() > REVISIT_AHEAD_MS && revisits < MAX_REVISITS; revisits++) {
+    for (let revisits = 0; (held.probe || held.revisable) && startAtMs - ctx.clock.nowMs() > REVISIT_AHEAD_MS && revisits < MAX_REVISITS; revisits++) {
       const sleptFromMs = ctx.clock.nowMs();
       await ctx.store.changed(req.governorScope, startAtMs - sleptFromMs, this.callerSignal);
       const nowMs = ctx.clock.nowMs();

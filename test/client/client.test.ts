@@ -424,7 +424,7 @@ describe("a probe's start far ahead (a budget's reset)", () => {
 describe("a start laid from an estimated bucket rate (Shopify REST's documented rate for the size shown)", () => {
   it("is claimed again when a reading comes in while it waits, and goes as soon as the count allows", async () => {
     server = await startServer([ok]);
-    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url, (go) => (go.rateEstimated ? " estimated" : ""));
+    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url, (go) => (go.revisable ? " estimated" : ""));
     // 1 of 10 left, at the estimate of 0.5 per s (2 s a unit); another request of ours takes it and is still out.
     const reading = (remaining: number) => ({ remaining, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 0.5, restoreEstimated: true, unitsPerRequest: null });
     const answer = async (seq: number, remaining: number) => store.observe(scope, { seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: reading(remaining), reason: "200" });

@@ -1429,6 +1429,55 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees on a fixed window not yet told from a concurrency limit: its last unit waits for an answer of its window, a count back down infers the limit, one holding more than ours rules it out, and grants ahead are claimed again", async () => {
+    const both = new SideBySide(raw, server.url, "fixed-untold:", T0);
+    try {
+      const ten = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 10, resetAtMs });
+      const go = async (scope: string): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      /** Read as fixed 10 per 1 s (the budget back in full at the reset); at the next reset nine go and the tenth waits; the nine answer together, each counted on arrival. */
+      const burstAtReset = async (scope: string): Promise<void> => {
+        both.nowMs = T0 + 20;
+        const probe = await go(scope);
+        both.nowMs = T0 + 40;
+        await both.observe(scope, answer(seqOf(probe), T0 + 20, "ok", ten(9, T0 + 1000)));
+        both.nowMs = T0 + 1000;
+        const after = await go(scope);
+        both.nowMs = T0 + 1020;
+        await both.observe(scope, answer(seqOf(after), T0 + 1000, "ok", ten(9, T0 + 2000)));
+        expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", concurrency: "unknown" });
+        both.nowMs = T0 + 2000;
+        const nine: ClaimResult[] = [];
+        for (let i = 0; i < 9; i++) nine.push(await go(scope));
+        expect(await go(scope)).toMatchObject({ kind: "wait" });
+        both.nowMs = T0 + 2020;
+        for (const [index, granted] of nine.entries()) await both.observe(scope, answer(seqOf(granted), T0 + 2000, "ok", ten(9 - index, T0 + 3000)));
+      };
+      for (const [scope, left] of [["api|came-back", 9], ["api|outgrew", 0]] as const) {
+        await burstAtReset(scope);
+        const last = await go(scope);
+        both.nowMs = T0 + 2040;
+        await both.observe(scope, answer(seqOf(last), T0 + 2020, "ok", ten(left, T0 + 3000)));
+      }
+      expect(both.memory.snapshot().get("api|came-back")).toMatchObject({ concurrency: "inferred", inFlightCap: 10 });
+      expect(both.memory.snapshot().get("api|outgrew")).toMatchObject({ concurrency: "ruled-out", refill: "fixed" });
+      // Once told, the whole limit goes at the next reset, and starts laid ahead are not claimed again.
+      expect(await go("api|outgrew")).toMatchObject({ atMs: T0 + 3000, revisable: false });
+      // Untold, a start laid ahead (the next window's) is claimed again as answers come.
+      both.nowMs = T0 + 20;
+      const probe = await go("api|ahead");
+      both.nowMs = T0 + 40;
+      await both.observe("api|ahead", answer(seqOf(probe), T0 + 20, "ok", ten(9, T0 + 1000)));
+      both.nowMs = T0 + 1000;
+      const after = await go("api|ahead");
+      both.nowMs = T0 + 1020;
+      await both.observe("api|ahead", answer(seqOf(after), T0 + 1000, "ok", ten(9, T0 + 2000)));
+      for (let i = 0; i < 9; i++) await go("api|ahead");
+      expect(await go("api|ahead")).toMatchObject({ atMs: T0 + 2000, revisable: true });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees on a concurrency limit behind a count with no reset (Shopify REST's), read against its estimated bucket rate: inferred where the estimate gives back under a quarter unit between the sends, not where it gives back more", async () => {
     const both = new SideBySide(raw, server.url, "estimated:", T0);
     const shopify = (left: number): ObservedBudget => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true });

@@ -182,7 +182,7 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
-  if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1) return false;
+  if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs)) return false;
   // Behind a count with no reset, the estimated rate tells whether a refill could bring it back.
   if (estimated) return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
   // A sliding window gives a unit back between the two sends only if one the server counted at the
@@ -190,10 +190,44 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   // (our most recent limit - remaining), that window is at most (later send - the oldest of them):
   // shorter than the scope's window (or than a second, the unit resets are given in), it is no window.
   // An inferred window is an upper bound read through whole-second resets: up to a second too long.
+  // A fixed window's length is the distance between two resets, not such a bound; read so, it may
+  // still be a sliding one joined at its reset, whose units leave no sooner than half of it later.
   const held = heldSlots(state, previous);
   if (held.last < 0 || held.ownUnits < state.limit - previous.remaining) return false;
-  const windowMs = state.windowMs === null ? ROUNDING_MS : state.windowSource === "shown" ? state.windowMs : state.windowMs - ROUNDING_MS;
+  const windowMs = state.windowMs === null ? ROUNDING_MS : state.windowSource === "shown" ? state.windowMs : state.refill === "fixed" ? state.windowMs / 2 : state.windowMs - ROUNDING_MS;
   return observation.sentAtMs - state.slots[held.first]![0] < windowMs;
+}
+
+/**
+ * The most of ours that can have been in flight when a request sent after the previous reading's
+ * answer was counted: those out at that reading's send but it (answered), and every claim started
+ * since, itself included; or, where more, those still unanswered that had started by its send.
+ * Those still unanswered alone are too few: an answer applied before this one, though it came
+ * after this request was counted (a burst's answers on one instant), is out of that list.
+ */
+function oursPossiblyOut(state: GovernorState, previous: Anchor, observation: Observation, limit: number, leaseMs: number): number {
+  let startedSince = 0;
+  for (const [atMs, seq, units] of state.slots) if (atMs <= observation.sentAtMs && (atMs > previous.atMs || seq > previous.seq)) startedSince += units;
+  return Math.max(startedBy(state, observation.sentAtMs, leaseMs) + 1, Math.max(previous.ownOutAtSend, limit - previous.remaining) - 1 + startedSince);
+}
+
+/**
+ * A request sent after an earlier reading of the same reset was answered, whose count holds more
+ * than ours could have had in flight when it was counted: those out at the earlier send (but that
+ * one, answered) and every claim started since, itself included. A count of requests in flight
+ * cannot (nothing else spends it: countCameBack's own conditions), a window's can: it still holds
+ * what was answered. Such a budget is a rate, and never read as a concurrency limit after. This is
+ * how a fixed window's kept-back last unit tells (model.ts keepsLastUnitForTest).
+ */
+function countOutgrewOurs(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+  const previous = state.anchor;
+  const limit = budget.limit ?? state.limit;
+  if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || limit === null || state.refill === "bucket") return false;
+  if (state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
+  if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
+  if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
+  if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
+  return limit - budget.remaining > oursPossiblyOut(state, previous, observation, limit, leaseMs);
 }
 
 /**
@@ -203,6 +237,7 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
 export function applyConcurrentBudget(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
   const before = state.concurrency;
   if (budget.concurrent) state.concurrency = "shown";
+  else if (countOutgrewOurs(state, observation, budget, leaseMs)) state.concurrency = "ruled-out";
   else if (countCameBack(state, observation, budget, leaseMs)) state.concurrency = "inferred";
   else if (state.concurrency === "inferred" && countsMoreThanOurs(state, observation, budget, leaseMs)) ruleOutInferredConcurrency(state);
   if (!holdsConcurrency(state)) return false;

@@ -358,7 +358,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
   inferWindow(state, observation, remaining, shownResetAtMs);
   if (previous && !afterPreviousReset) trimWindow(state, observation, remaining, shownResetAtMs);
-  const ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1;
+  const ownOutAtSend = Math.max(startedBy(state, sentAtMs, leaseMs) + 1, startedWith(state, sentAtMs));
   // The first reading: the claims granted before it went out knowing nothing (a slow start's, where
   // only a throttle shows the budget), and their throttles are that one lesson, not others spending
   // unseen: 16 in flight at a bucket's first 429 kept 15 of its 60 back for the rest of the run.
@@ -366,6 +366,24 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   if (observation.kind === "ok") state.budgetOnSuccess = true;
   state.anchor = { remaining: Math.max(0, remaining), seq: observation.seq, atMs: sentAtMs, resetAtMs, lateUnits, answeredAtMs: observation.nowMs, ownOutAtSend };
   if (shownResetAtMs !== resetAtMs) state.anchor.shownResetAtMs = shownResetAtMs;
+}
+
+/**
+ * Claims of ours started within half a round trip before sentAtMs (itself included): none of them
+ * can have answered before that send. Claims out at a send are otherwise those still unanswered
+ * when its answer comes (startedBy), and answers that come together (a burst's, on one instant)
+ * are applied one by one: the last of a burst of two found the other answered, and its count of
+ * two read as more than the one of ours it had out.
+ */
+function startedWith(state: GovernorState, sentAtMs: number): number {
+  const sinceMs = sentAtMs - Math.max(1, state.rttMs / 2);
+  let claims = 0;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    const atMs = state.slots[i]![0];
+    if (atMs <= sinceMs) break;
+    if (atMs <= sentAtMs) claims += 1;
+  }
+  return claims;
 }
 
 /** A repeated lesson (the learned limit was still too high) keeps this share of it. */

@@ -185,11 +185,12 @@ export interface ClaimRequest {
 
 export type ClaimResult =
   /**
-   * Start at atMs (now or later); the slot is reserved under seq. rateEstimated: the start was laid
-   * from a bucket rate that is only an estimate while the count is shown, so the readings still
-   * coming in may allow an earlier one (its holder claims it again when the scope's state changes).
+   * Start at atMs (now or later); the slot is reserved under seq. revisable: the start was laid
+   * from a reading the answers still coming in may revise (a bucket rate that is only an estimate
+   * while the count is shown; a fixed window not yet told from a limit on requests in flight), so
+   * they may allow an earlier one (its holder claims it again when the scope's state changes).
    */
-  | { kind: "go"; atMs: number; seq: number; probe: boolean; rateEstimated: boolean; why: string }
+  | { kind: "go"; atMs: number; seq: number; probe: boolean; revisable: boolean; why: string }
   /** Nothing reserved: ask again at untilMs, or sooner when the state changes (a probe is out). */
   | { kind: "wait"; untilMs: number; why: string }
   /** The earliest start is past latestStartMs: nothing reserved; resume at notBeforeMs. */

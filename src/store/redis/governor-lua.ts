@@ -421,18 +421,41 @@ local function fromOwnLog(state, fromMs, units, limit, windowMs)
   return math.max(fromMs, fromMs)
 end
 
-local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs)
-  local index = math.floor((fromMs - resetAtMs) / windowMs)
-  local startMs = resetAtMs + index * windowMs
+-- model.ts unitsInWindow: units of our starts in the fixed window that begins at windowStartMs.
+local function unitsInWindow(state, windowStartMs)
   local used = 0
   local i = #state.slots
   -- model.ts RESET_DRIFT_MS: a start this close before the window's reset may be counted in it.
-  while i >= 1 and state.slots[i][1] >= startMs - 100 do
+  while i >= 1 and state.slots[i][1] >= windowStartMs - 100 do
     used = used + state.slots[i][3]
     i = i - 1
   end
-  if limit - used >= units then return fromMs end
+  return used
+end
+
+local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs)
+  local index = math.floor((fromMs - resetAtMs) / windowMs)
+  local startMs = resetAtMs + index * windowMs
+  if limit - unitsInWindow(state, startMs) >= units then return fromMs end
   return startMs + windowMs
+end
+
+-- model.ts windowKindUntold: a fixed window's count not yet told from one of requests in flight, and tellable.
+local function windowKindUntold(state, anchor, limit)
+  return state.concurrency == "unknown" and limit >= 2 and anchor.resetAtMs > 0 and state.unitsPerRequest == 1 and state.othersPerMs == 0 and state.reserveUnits == 0
+end
+
+-- model.ts keepsLastUnitForTest: the window's last unit waits until one of its claims has answered.
+local function keepsLastUnitForTest(state, windowStartMs, used, units, limit)
+  if limit - used ~= units or used == 0 then return false end
+  local out = {}
+  for _, f in ipairs(state.inFlight) do out[f[1]] = true end
+  local i = #state.slots
+  while i >= 1 and state.slots[i][1] >= windowStartMs - 100 do
+    if not out[state.slots[i][2]] then return false end
+    i = i - 1
+  end
+  return true
 end
 
 local function afterReset(state, anchor, fromMs, units)
@@ -440,7 +463,14 @@ local function afterReset(state, anchor, fromMs, units)
   local limit = nil
   if state.limit ~= nil then limit = math.max(units, state.limit - math.ceil(state.reserveUnits)) end
   if limit ~= nil and windowMs ~= nil and state.refill == "fixed" then
-    return { atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs), why = "fixed window: the limit is back at each reset" }
+    local atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs)
+    if atMs == fromMs and windowKindUntold(state, anchor, limit) then
+      local startMs = anchor.resetAtMs + math.floor((fromMs - anchor.resetAtMs) / windowMs) * windowMs
+      if keepsLastUnitForTest(state, startMs, unitsInWindow(state, startMs), units, limit) then
+        return { answersDue = true, atMs = atMs, why = "fixed window: its last unit waits for an answer, which tells a window from a limit on requests in flight" }
+      end
+    end
+    return { atMs = atMs, why = "fixed window: the limit is back at each reset" }
   end
   if limit ~= nil and windowMs ~= nil then
     local atMs = fromOwnLog(state, fromMs, units, limit, windowMs)
@@ -610,9 +640,13 @@ local function startedBy(state, atMs, leaseMs)
   return started
 end
 
--- claim.ts rateIsEstimate: starts laid from an estimated bucket rate while the count is shown.
-local function rateIsEstimate(state)
-  return state.refill == "bucket" and state.windowSource == "inferred" and state.anchor ~= nil
+-- claim.ts startsRevisable: starts laid from a reading the answers still coming in may revise
+-- (an estimated bucket rate while the count is shown; a fixed window not yet told from a concurrency limit).
+local function startsRevisable(state)
+  local anchor = state.anchor
+  if anchor == nil then return false end
+  if state.refill == "bucket" and state.windowSource == "inferred" then return true end
+  return state.refill == "fixed" and state.limit ~= nil and windowKindUntold(state, anchor, state.limit)
 end
 
 local function grant(state, atMs, units, probe, why, options)
@@ -627,7 +661,7 @@ local function grant(state, atMs, units, probe, why, options)
   if #state.slots > MAX_SLOTS then state.slots = boundSlots(state.slots) end
   state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
   if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
-  return { kind = "go", atMs = startMs, seq = seq, probe = probe, rateEstimated = rateIsEstimate(state), why = why }
+  return { kind = "go", atMs = startMs, seq = seq, probe = probe, revisable = startsRevisable(state), why = why }
 end
 
 -- claim.ts probeOverdueMs: a probe this late is taken as lost, though its lease runs on.
@@ -793,7 +827,7 @@ local function claimAgain(state, request, held, options)
   if held.atMs < math.max(clampTime(request.nowMs), state.notBeforeMs) or held.atMs > request.latestStartMs then return r, trial end
   if r.kind == "go" and r.atMs < held.atMs then return r, trial end
   local probe = state.probe ~= nil and state.probe.seq == held.seq
-  return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, rateEstimated = rateIsEstimate(state), why = "the start already granted is still the earliest", kept = true }, state
+  return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, revisable = startsRevisable(state), why = "the start already granted is still the earliest", kept = true }, state
 end
 `;
 
@@ -1171,6 +1205,18 @@ local function silentProbeFailed(state, beforeLimit, beforeRefill)
   state.estimateProbeFailed = true
 end
 
+-- observe.ts startedWith: claims of ours started within half a round trip before sentAtMs (itself included).
+local function startedWith(state, sentAtMs)
+  local sinceMs = sentAtMs - math.max(1, state.rttMs / 2)
+  local claims = 0
+  local i = #state.slots
+  while i >= 1 and state.slots[i][1] > sinceMs do
+    if state.slots[i][1] <= sentAtMs then claims = claims + 1 end
+    i = i - 1
+  end
+  return claims
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -1205,12 +1251,34 @@ local function applyAnchor(state, observation, budget, leaseMs)
   if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
   inferWindow(state, observation, remaining, shownResetAtMs)
   if previous and not afterPreviousReset then trimWindow(state, observation, remaining, shownResetAtMs) end
-  local ownOutAtSend = startedBy(state, sentAtMs, leaseMs) + 1
+  local ownOutAtSend = math.max(startedBy(state, sentAtMs, leaseMs) + 1, startedWith(state, sentAtMs))
   -- observe.ts: claims granted before the first reading are that one lesson.
   if previous == nil then state.learnedAtSeq = math.max(state.learnedAtSeq, state.seq) end
   if observation.kind == "ok" then state.budgetOnSuccess = true end
   state.anchor = { remaining = math.max(0, remaining), seq = observation.seq, atMs = sentAtMs, resetAtMs = resetAtMs, lateUnits = lateUnits, answeredAtMs = observation.nowMs, ownOutAtSend = ownOutAtSend }
   if shownResetAtMs ~= resetAtMs then state.anchor.shownResetAtMs = shownResetAtMs end
+end
+
+-- concurrency.ts oursPossiblyOut: the most of ours in flight when a request sent after the previous answer was counted.
+local function oursPossiblyOut(state, previous, observation, limit, leaseMs)
+  local startedSince = 0
+  for _, slot in ipairs(state.slots) do
+    if slot[1] <= observation.sentAtMs and (slot[1] > previous.atMs or slot[2] > previous.seq) then startedSince = startedSince + slot[3] end
+  end
+  return math.max(startedBy(state, observation.sentAtMs, leaseMs) + 1, math.max(previous.ownOutAtSend, limit - previous.remaining) - 1 + startedSince)
+end
+
+-- concurrency.ts countOutgrewOurs: a count of the same reset holding more than ours could have had out rules a concurrency limit out.
+local function countOutgrewOurs(state, observation, budget, leaseMs)
+  local previous = state.anchor
+  local limit = budget.limit or state.limit
+  if state.concurrency ~= "unknown" or previous == nil or observation.kind ~= "ok" or limit == nil or state.refill == "bucket" then return false end
+  if state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
+  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
+  local shownResetMs = nn(budget.resetAtMs)
+  if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
+  if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
+  return limit - budget.remaining > oursPossiblyOut(state, previous, observation, limit, leaseMs)
 end
 
 -- concurrency.ts countCameBack: the count came back up between two readings of the same reset.
@@ -1225,14 +1293,16 @@ local function countCameBack(state, observation, budget, leaseMs)
   if not estimated and (previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS) then return false end
   if not estimated and observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
-  if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1 then return false end
+  if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs) then return false end
   -- Under an estimated bucket: the estimate gives back less than a quarter unit between the sends.
   if estimated then return state.windowMs ~= nil and ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < 0.25 end
   local first, last, ownUnits = heldSlots(state, previous)
   if last == 0 or ownUnits < state.limit - previous.remaining then return false end
   local windowMs = ROUNDING_MS
   if state.windowMs ~= nil then
-    if state.windowSource == "shown" then windowMs = state.windowMs else windowMs = state.windowMs - ROUNDING_MS end
+    if state.windowSource == "shown" then windowMs = state.windowMs
+    elseif state.refill == "fixed" then windowMs = state.windowMs / 2
+    else windowMs = state.windowMs - ROUNDING_MS end
   end
   return observation.sentAtMs - state.slots[first][1] < windowMs
 end
@@ -1258,6 +1328,8 @@ local function applyConcurrentBudget(state, observation, budget, leaseMs)
   local before = state.concurrency
   if budget.concurrent then
     state.concurrency = "shown"
+  elseif countOutgrewOurs(state, observation, budget, leaseMs) then
+    state.concurrency = "ruled-out"
   elseif countCameBack(state, observation, budget, leaseMs) then
     state.concurrency = "inferred"
   elseif state.concurrency == "inferred" and countsMoreThanOurs(state, observation, budget, leaseMs) then

@@ -68,7 +68,7 @@ end
 if not r.kept then save(KEYS[1], state, nowMs) end
 local body
 if r.kind == "go" then
-  body = '{"kind":"go","atMs":' .. num(r.atMs) .. ',"seq":' .. num(r.seq) .. ',"probe":' .. bool(r.probe) .. ',"rateEstimated":' .. bool(r.rateEstimated) .. ',"why":' .. cjson.encode(r.why) .. "}"
+  body = '{"kind":"go","atMs":' .. num(r.atMs) .. ',"seq":' .. num(r.seq) .. ',"probe":' .. bool(r.probe) .. ',"revisable":' .. bool(r.revisable) .. ',"why":' .. cjson.encode(r.why) .. "}"
 elseif r.kind == "wait" then
   body = '{"kind":"wait","untilMs":' .. num(r.untilMs) .. ',"why":' .. cjson.encode(r.why) .. "}"
 else

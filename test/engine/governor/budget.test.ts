@@ -283,9 +283,9 @@ describe("a shown budget is never overrun", () => {
 
   it("a start is marked as laid from an estimated rate only where the bucket's rate is an estimate and its count is shown", () => {
     const estimated = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5, restoreEstimated: true }));
-    expect(estimated.go(T0 + 50)).toMatchObject({ rateEstimated: true });
+    expect(estimated.go(T0 + 50)).toMatchObject({ revisable: true });
     const stated = Scope.afterReading(T0 + 50, shown({ remaining: 0, limit: 10, restorePerSecond: 0.5 }));
-    expect(stated.go(T0 + 50)).toMatchObject({ rateEstimated: false });
+    expect(stated.go(T0 + 50)).toMatchObject({ revisable: false });
     // A rate a lesson measured with nothing shown is an estimate too, but no count can prove it faster.
     const learned = new Scope();
     const sent = successes(learned, 10, 10);
@@ -294,7 +294,7 @@ describe("a shown budget is never overrun", () => {
     const c = learned.go(b!.atMs + 10);
     learned.throttle(c, c.atMs + 10, 500);
     expect(learned.state).toMatchObject({ refill: "bucket", windowSource: "inferred", anchor: null });
-    expect(learned.go(learned.state.notBeforeMs)).toMatchObject({ rateEstimated: false });
+    expect(learned.go(learned.state.notBeforeMs)).toMatchObject({ revisable: false });
   });
 
   it("a budget shown only on throttles: after the reset, a success showing nothing brings the limit back instead of sending one probe at a time", () => {
@@ -404,6 +404,8 @@ describe("a shown budget is never overrun", () => {
     // The first answer after the reset finds the budget full; its reset reads 920 ms on, not 1000.
     scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: ten(9, T0 + 1920) });
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
+    // The window's kind told (else its last unit waits for an answer: "a fixed window not yet told...").
+    scope.state.concurrency = "ruled-out";
     // Nine more late in the window as we read it, 20 ms before its reset: the server's reset may be
     // earlier than ours, and those nine count in the next window too.
     const late = Array.from({ length: 9 }, () => scope.go(T0 + 1900));
@@ -420,6 +422,8 @@ describe("a shown budget is never overrun", () => {
     scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
     scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: ten(9, T0 + 2000) });
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
+    // The window's kind told (else its last unit waits for an answer: "a fixed window not yet told...").
+    scope.state.concurrency = "ruled-out";
     const results = Array.from({ length: 50 }, () => scope.claim(T0 + 1020));
     const going = results.filter((r) => r.kind === "go");
     // 9 left in this window, 10 in the next (its start is within a window of now); the rest wait.

@@ -40,8 +40,9 @@ describe("a concurrency limit", () => {
     expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
   });
 
-  it("not inferred from a count that fell (a window's count), nor from requests sent before the earlier answer came", () => {
-    expect(twoReadings(1).state).toMatchObject({ concurrency: "unknown", limit: 3 });
+  it("not inferred from a count that fell (a window's count): ruled out where it holds more than ours could have out; nor from requests sent before the earlier answer came", () => {
+    // The probe answered before the second was sent: in flight, only the second could be counted.
+    expect(twoReadings(1).state).toMatchObject({ concurrency: "ruled-out", limit: 3 });
     const scope = Scope.afterReading(T0 + 200, counted(2));
     const a = scope.go(T0 + 200);
     const b = scope.go(T0 + 200);
@@ -54,12 +55,15 @@ describe("a concurrency limit", () => {
   it("not inferred where units the server counted can have left a window between the two sends", () => {
     // Two of ours counted (T0 and T0 + 50), none left: a window of at least a second can give them
     // back by T0 + 1000, when the next request finds one unit free under the same whole-second reset.
+    // The second reading already holds both, though the first was answered before the second went:
+    // more than ours could have had in flight, so a concurrency limit is ruled out there.
     const scope = Scope.afterReading(T0 + 50, shown({ remaining: 1, limit: 2, resetAtMs: T0 + 1000 }));
     scope.answer(scope.go(T0 + 50), T0 + 100, { budget: shown({ remaining: 0, limit: 2, resetAtMs: T0 + 1000 }) });
+    expect(scope.state.concurrency).toBe("ruled-out");
     const next = scope.go(T0 + 1000);
     expect(next.atMs).toBe(T0 + 1000);
     scope.answer(next, T0 + 1050, { budget: shown({ remaining: 1, limit: 2, resetAtMs: T0 + 1050 }) });
-    expect(scope.state.concurrency).toBe("unknown");
+    expect(scope.state.concurrency).toBe("ruled-out");
   });
 
   it("an inferred limit is ruled out for good by a throttle; a shown one stays, its cap one below what was in flight, and our own backoff holds no one else", () => {
@@ -270,5 +274,68 @@ describe("a concurrency limit", () => {
       scope.throttle(last, T0 + 100_100, null);
       expect(scope.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
     });
+  });
+});
+
+/**
+ * A fixed window read through resets alone looks like a limit on requests in flight whose count
+ * shows the next whole second as its reset: granted the whole limit at each reset, no request of a
+ * window is sent after an answer of it, and nothing could ever tell them apart (lab:random seed 201
+ * #29, 3 in flight read as 3 per second: 51.65 x ideal). The window's last unit waits for an
+ * answer of its window, and its own reading tells.
+ */
+describe("a fixed window not yet told from a limit on requests in flight", () => {
+  const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
+
+  /** Read as a fixed window of 10 per 1 s (the budget back in full at the reset), kind untold. */
+  function fixedScope(): Scope {
+    const scope = new Scope(T0 + 20);
+    scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
+    scope.answer(scope.go(T0 + 1000), T0 + 1020, { budget: ten(9, T0 + 2000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000, concurrency: "unknown" });
+    return scope;
+  }
+
+  /** At the next reset: nine go, the tenth waits; the nine answer at T0 + 2020, each counted on arrival (9 ... 1 left). */
+  function burstAtReset(scope: Scope): void {
+    const nine = goAll(scope, T0 + 2000, 9);
+    expect(nine.every((go) => go.atMs === T0 + 2000)).toBe(true);
+    expect(scope.claim(T0 + 2000)).toMatchObject({ kind: "wait", why: expect.stringContaining("its last unit waits for an answer") });
+    nine.forEach((go, index) => scope.answer(go, T0 + 2020, { budget: ten(9 - index, T0 + 3000) }));
+  }
+
+  it("keeps the last unit of a window for an answer of it: a count back down to that unit alone is a concurrency limit", () => {
+    const scope = fixedScope();
+    burstAtReset(scope);
+    const last = scope.go(T0 + 2020);
+    expect(last.atMs).toBe(T0 + 2020);
+    scope.answer(last, T0 + 2040, { budget: ten(9, T0 + 3000) });
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 10 });
+  });
+
+  it("a count that holds the whole window (more than ours could have out) rules the concurrency limit out, and then the whole limit goes at each reset", () => {
+    const scope = fixedScope();
+    burstAtReset(scope);
+    scope.answer(scope.go(T0 + 2020), T0 + 2040, { budget: ten(0, T0 + 3000) });
+    expect(scope.state).toMatchObject({ concurrency: "ruled-out", refill: "fixed" });
+    const next = goAll(scope, T0 + 3000, 10);
+    expect(next.every((go) => go.atMs === T0 + 3000)).toBe(true);
+  });
+
+  it("grants laid ahead while the kind is untold are claimed again when the state changes (revisable); once told, not", () => {
+    const untold = fixedScope();
+    goAll(untold, T0 + 1020, 9);
+    expect(untold.go(T0 + 1020)).toMatchObject({ atMs: T0 + 2000, revisable: true });
+    const told = fixedScope();
+    burstAtReset(told);
+    told.answer(told.go(T0 + 2020), T0 + 2040, { budget: ten(0, T0 + 3000) });
+    expect(told.go(T0 + 2040)).toMatchObject({ atMs: T0 + 3000, revisable: false });
+  });
+
+  it("answers applied one by one (a burst's, on one instant) still count the claims sent with each as out at its send", () => {
+    const scope = fixedScope();
+    burstAtReset(scope);
+    // The last of the nine found the eight before it answered, yet all nine were out when it was counted.
+    expect(scope.state.anchor).toMatchObject({ remaining: 1, ownOutAtSend: 9 });
   });
 });
