@@ -77,6 +77,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Redis store", () => {
     }
   });
 
+  it("wakes a waiter at least every changeCheckMs (default 250 ms): another execution's writes are not seen here, and may show an earlier start", async () => {
+    const asked: number[] = [];
+    const clock = { nowMs: () => Date.now(), sleep: async (ms: number) => void asked.push(ms) };
+    const byDefault = fresh({ clock });
+    const quicker = fresh({ clock, changeCheckMs: 40 });
+    try {
+      await byDefault.changed("api", 10_000);
+      await byDefault.changed("api", 30);
+      await quicker.changed("api", 10_000);
+      expect(asked).toEqual([250, 30, 40]);
+    } finally {
+      await byDefault.close();
+      await quicker.close();
+    }
+  });
+
   it("keeps one salt: the first candidate wins, and every store on the same prefix reads it", async () => {
     const first = fresh({ saltCandidate: "a".repeat(32) });
     const second = createRedisStore({ url: server.url, keyPrefix: `t${prefixes}:`, saltCandidate: "b".repeat(32) });
