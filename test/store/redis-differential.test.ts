@@ -1429,6 +1429,30 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a late claim sent before the reading's own request, answered long after it (another process), was in its count", async () => {
+    const both = new SideBySide(raw, server.url, "sent-before:", T0);
+    try {
+      const fiveLeft = (left: number): ObservedBudget => shown({ remaining: left, limit: 5, resetAtMs: T0 + 60_000 });
+      const go = async (): Promise<ClaimResult> => both.claim("api|late", { latestStartMs: Number.POSITIVE_INFINITY });
+      const probe = await go();
+      both.nowMs = T0 + 50;
+      await both.observe("api|late", answer(seqOf(probe), T0, "ok", fiveLeft(3)));
+      both.nowMs = T0 + 60;
+      const early = await go();
+      both.nowMs = T0 + 200;
+      const later = await go();
+      both.nowMs = T0 + 250;
+      await both.observe("api|late", answer(seqOf(later), T0 + 200, "ok", fiveLeft(1)));
+      expect(both.memory.snapshot().get("api|late")?.anchor?.lateUnits).toBe(1);
+      both.nowMs = T0 + 600;
+      await both.observe("api|late", answer(seqOf(early), T0 + 60, "ok", fiveLeft(2)));
+      expect(both.memory.snapshot().get("api|late")?.anchor?.lateUnits).toBe(0);
+      expect(await go()).toMatchObject({ kind: "go", atMs: T0 + 600 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees on a fixed window not yet told from a concurrency limit: its last unit waits for an answer of its window, a count back down infers the limit, one holding more than ours rules it out, and grants ahead are claimed again", async () => {
     const both = new SideBySide(raw, server.url, "fixed-untold:", T0);
     try {

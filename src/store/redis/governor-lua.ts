@@ -1033,6 +1033,8 @@ local function countedBeforeAnchor(state, anchor, observation)
     if windowMs == nil or windowMs <= 2 * ROUNDING_MS or shownResetMs == nil or math.abs(shownResetMs - anchor.resetAtMs) >= windowMs / 2 then return false end
   end
   if state.refill == "fixed" then return true end
+  -- observe.ts: sent before the reading's own request, it reached the server first.
+  if observation.sentAtMs < anchor.atMs then return true end
   return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
 end
 

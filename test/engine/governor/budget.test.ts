@@ -680,6 +680,20 @@ describe("spending from the server's count", () => {
     expect(after.scope.go(T0 + 120).atMs).toBeGreaterThanOrEqual(T0 + 60_000);
   });
 
+  it("a late claim sent before the reading's own request, answered more than a round trip after it (another process), was in its count: its unit is free", () => {
+    // Executions in other processes: granted first, sent first, answered long after the one sent later.
+    const scope = new Scope();
+    scope.answer(scope.go(T0), T0 + 50, { budget: shown({ remaining: 3, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    const early = scope.go(T0 + 60);
+    const later = scope.go(T0 + 200);
+    scope.answer(later, T0 + 250, { budget: shown({ remaining: 1, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(scope.state.anchor?.lateUnits).toBe(1);
+    // Remaining 2: counted before the later one, which it was sent 140 ms before (over two round trips).
+    scope.answer(early, T0 + 600, { budget: shown({ remaining: 2, limit: 5, resetAtMs: T0 + 60_000, windowMs: null }) });
+    expect(scope.state.anchor?.lateUnits).toBe(0);
+    expect(scope.go(T0 + 610).atMs).toBe(T0 + 610);
+  });
+
   it("a token bucket with a shown restore rate spends the request's cost and waits for just the points it lacks", () => {
     const scope = new Scope();
     const probe = scope.go(T0);
