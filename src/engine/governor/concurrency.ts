@@ -167,6 +167,17 @@ function estimatedBucketCount(state: GovernorState, previous: Anchor, budget: Ob
   return bucketRateEstimated(state) && previous.resetAtMs === 0 && budget.resetAtMs === null;
 }
 
+/**
+ * The later reading names the earlier one's reset, and was counted before it. Sent at or just
+ * before the earlier reading's reset, it may be the next window's first: a reset read against the
+ * server's Date drifts by some tens of ms (a 1 s window's next reset can read 920 ms on, within a
+ * second of the last), and a fresh window's count is back up too.
+ */
+function sameResetBefore(previous: Anchor, observation: Observation, budget: ObservedBudget): boolean {
+  if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
+  return observation.sentAtMs < previous.resetAtMs - RESET_DRIFT_MARGIN_MS;
+}
+
 /** The count came back up between two readings of the same reset, with the later request sent after the earlier answer. */
 function countCameBack(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
   const previous = state.anchor;
@@ -174,11 +185,7 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   const estimated = estimatedBucketCount(state, previous, budget);
   if (state.refill === "bucket" && !estimated) return false;
   if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
-  if (!estimated && (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS)) return false;
-  // Sent at or just before the earlier reading's reset, it may be the next window's first: a reset
-  // read against the server's Date drifts by some tens of ms (a 1 s window's next reset can read
-  // 920 ms on, within a second of the last), and a fresh window's count is back up too.
-  if (!estimated && observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
+  if (!estimated && !sameResetBefore(previous, observation, budget)) return false;
   if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
@@ -224,9 +231,7 @@ function countOutgrewOurs(state: GovernorState, observation: Observation, budget
   const limit = budget.limit ?? state.limit;
   if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || limit === null || state.refill === "bucket") return false;
   if (state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
-  if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
-  if (previous.resetAtMs === 0 || budget.resetAtMs === null || Math.abs(budget.resetAtMs - previous.resetAtMs) >= ROUNDING_MS) return false;
-  if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
+  if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs || !sameResetBefore(previous, observation, budget)) return false;
   return limit - budget.remaining > oursPossiblyOut(state, previous, observation, limit, leaseMs);
 }
 

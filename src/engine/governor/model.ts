@@ -202,11 +202,6 @@ function unitsInWindow(state: GovernorState, windowStartMs: number): number {
   return used;
 }
 
-function fromFixedWindows(state: GovernorState, resetAtMs: number, fromMs: number, units: number, limit: number, windowMs: number): number {
-  const index = Math.floor((fromMs - resetAtMs) / windowMs);
-  const startMs = resetAtMs + index * windowMs;
-  return limit - unitsInWindow(state, startMs) >= units ? fromMs : startMs + windowMs;
-}
 
 /**
  * Whether a fixed window's count is still untold from one of requests in flight, and could be told:
@@ -238,20 +233,22 @@ function keepsLastUnitForTest(state: GovernorState, windowStartMs: number, used:
   return true;
 }
 
+const FIXED_WHY = "fixed window: the limit is back at each reset";
+
 /** After the anchor's reset (fromMs >= resetAtMs): what is known of the next window. */
 function afterReset(state: GovernorState, anchor: Anchor, fromMs: number, units: number): Earliest {
   const { windowMs } = state;
   // The reserve others took from under our claims stays theirs in the next window too.
   const limit = state.limit === null ? null : Math.max(units, state.limit - Math.ceil(state.reserveUnits));
   if (limit !== null && windowMs !== null && state.refill === "fixed") {
-    const atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs);
-    if (atMs === fromMs && windowKindUntold(state, anchor, limit)) {
-      const startMs = anchor.resetAtMs + Math.floor((fromMs - anchor.resetAtMs) / windowMs) * windowMs;
-      if (keepsLastUnitForTest(state, startMs, unitsInWindow(state, startMs), units, limit)) {
-        return { answersDue: true, atMs, why: "fixed window: its last unit waits for an answer, which tells a window from a limit on requests in flight" };
-      }
+    // The fixed window fromMs falls in: the limit is back at each reset, laid end to end.
+    const startMs = anchor.resetAtMs + Math.floor((fromMs - anchor.resetAtMs) / windowMs) * windowMs;
+    const used = unitsInWindow(state, startMs);
+    if (limit - used < units) return { atMs: startMs + windowMs, probe: false, why: FIXED_WHY };
+    if (windowKindUntold(state, anchor, limit) && keepsLastUnitForTest(state, startMs, used, units, limit)) {
+      return { answersDue: true, atMs: fromMs, why: "fixed window: its last unit waits for an answer, which tells a window from a limit on requests in flight" };
     }
-    return { atMs, probe: false, why: "fixed window: the limit is back at each reset" };
+    return { atMs: fromMs, probe: false, why: FIXED_WHY };
   }
   if (limit !== null && windowMs !== null) {
     // The window is known: our own log says when units come back (a fixed window shows itself

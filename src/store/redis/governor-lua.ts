@@ -433,13 +433,6 @@ local function unitsInWindow(state, windowStartMs)
   return used
 end
 
-local function fromFixedWindows(state, resetAtMs, fromMs, units, limit, windowMs)
-  local index = math.floor((fromMs - resetAtMs) / windowMs)
-  local startMs = resetAtMs + index * windowMs
-  if limit - unitsInWindow(state, startMs) >= units then return fromMs end
-  return startMs + windowMs
-end
-
 -- model.ts windowKindUntold: a fixed window's count not yet told from one of requests in flight, and tellable.
 local function windowKindUntold(state, anchor, limit)
   return state.concurrency == "unknown" and limit >= 2 and anchor.resetAtMs > 0 and state.unitsPerRequest == 1 and state.othersPerMs == 0 and state.reserveUnits == 0
@@ -463,14 +456,14 @@ local function afterReset(state, anchor, fromMs, units)
   local limit = nil
   if state.limit ~= nil then limit = math.max(units, state.limit - math.ceil(state.reserveUnits)) end
   if limit ~= nil and windowMs ~= nil and state.refill == "fixed" then
-    local atMs = fromFixedWindows(state, anchor.resetAtMs, fromMs, units, limit, windowMs)
-    if atMs == fromMs and windowKindUntold(state, anchor, limit) then
-      local startMs = anchor.resetAtMs + math.floor((fromMs - anchor.resetAtMs) / windowMs) * windowMs
-      if keepsLastUnitForTest(state, startMs, unitsInWindow(state, startMs), units, limit) then
-        return { answersDue = true, atMs = atMs, why = "fixed window: its last unit waits for an answer, which tells a window from a limit on requests in flight" }
-      end
+    -- model.ts afterReset: the fixed window fromMs falls in, laid end to end from the reset.
+    local startMs = anchor.resetAtMs + math.floor((fromMs - anchor.resetAtMs) / windowMs) * windowMs
+    local used = unitsInWindow(state, startMs)
+    if limit - used < units then return { atMs = startMs + windowMs, why = "fixed window: the limit is back at each reset" } end
+    if windowKindUntold(state, anchor, limit) and keepsLastUnitForTest(state, startMs, used, units, limit) then
+      return { answersDue = true, atMs = fromMs, why = "fixed window: its last unit waits for an answer, which tells a window from a limit on requests in flight" }
     end
-    return { atMs = atMs, why = "fixed window: the limit is back at each reset" }
+    return { atMs = fromMs, why = "fixed window: the limit is back at each reset" }
   end
   if limit ~= nil and windowMs ~= nil then
     local atMs = fromOwnLog(state, fromMs, units, limit, windowMs)
@@ -1270,16 +1263,20 @@ local function oursPossiblyOut(state, previous, observation, limit, leaseMs)
   return math.max(startedBy(state, observation.sentAtMs, leaseMs) + 1, math.max(previous.ownOutAtSend, limit - previous.remaining) - 1 + startedSince)
 end
 
+-- concurrency.ts sameResetBefore: the later reading names the earlier one's reset, and was counted before it.
+local function sameResetBefore(previous, observation, budget)
+  local shownResetMs = nn(budget.resetAtMs)
+  if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
+  return observation.sentAtMs < previous.resetAtMs - ROUNDING_MS / 4
+end
+
 -- concurrency.ts countOutgrewOurs: a count of the same reset holding more than ours could have had out rules a concurrency limit out.
 local function countOutgrewOurs(state, observation, budget, leaseMs)
   local previous = state.anchor
   local limit = budget.limit or state.limit
   if state.concurrency ~= "unknown" or previous == nil or observation.kind ~= "ok" or limit == nil or state.refill == "bucket" then return false end
   if state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
-  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
-  local shownResetMs = nn(budget.resetAtMs)
-  if previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS then return false end
-  if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
+  if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs or not sameResetBefore(previous, observation, budget) then return false end
   return limit - budget.remaining > oursPossiblyOut(state, previous, observation, limit, leaseMs)
 end
 
@@ -1292,8 +1289,7 @@ local function countCameBack(state, observation, budget, leaseMs)
   local estimated = state.refill == "bucket" and state.windowSource == "inferred" and previous.resetAtMs == 0 and shownResetMs == nil
   if state.refill == "bucket" and not estimated then return false end
   if observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
-  if not estimated and (previous.resetAtMs == 0 or shownResetMs == nil or math.abs(shownResetMs - previous.resetAtMs) >= ROUNDING_MS) then return false end
-  if not estimated and observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
+  if not estimated and not sameResetBefore(previous, observation, budget) then return false end
   if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs) then return false end
   -- Under an estimated bucket: the estimate gives back less than a quarter unit between the sends.
