@@ -23,6 +23,29 @@
 
 export const REDACTED = "[redacted]";
 
+/** A header name with no upper-case letter (as Node gives every one) needs no lower-casing. */
+const LOWER_NAME = /^[^A-Z]*$/;
+
+/**
+ * An answer's headers as a plain object with lower-case names, in one pass, leaving out the names
+ * `skip` says to. axios' AxiosHeaders keeps each header as an own enumerable property (its methods
+ * live on the prototype), so its own toJSON copy is not needed first; like toJSON, a header set to
+ * false (axios' "unset") is left out. `text` shapes each value (the redactor's, for a result).
+ */
+export function plainHeaders(headers: unknown, skip: (name: string) => boolean = () => false, text: (value: string) => string = String): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!headers || typeof headers !== "object") return out;
+  const source = headers as Record<string, unknown>;
+  for (const given of Object.keys(source)) {
+    const value = source[given];
+    if (value === undefined || value === null || value === false || typeof value === "function") continue;
+    const name = LOWER_NAME.test(given) ? given : given.toLowerCase();
+    if (skip(name)) continue;
+    out[name] = text(Array.isArray(value) ? value.map(String).join(", ") : String(value));
+  }
+  return out;
+}
+
 /**
  * Shorter values are not treated as secrets: redacting "abc" or "42" would blank out ordinary
  * words, numbers and field names all over results and logs, and a 3-character secret protects
@@ -329,8 +352,11 @@ export interface Redactor {
   text(value: string): string;
   /** Deep copy with every secret substring replaced (object keys too). */
   value<T>(value: T): T;
-  /** Drops credential headers and redacts secrets in the rest. */
-  headers(headers: Record<string, string>): Record<string, string>;
+  /**
+   * An answer's headers (axios' AxiosHeaders or a plain object) as plain lower-case names and text
+   * in one copy, with credential headers dropped and secrets redacted in the rest.
+   */
+  headers(headers: unknown): Record<string, string>;
   isSensitiveHeader(name: string): boolean;
   /** Distinct secrets being redacted (after expansion of "Bearer X" and Basic credentials). */
   readonly secretCount: number;
@@ -368,14 +394,7 @@ export function createRedactor(secrets: readonly string[], extraHeaderNames: rea
   return {
     text,
     value: <T>(value: T): T => (matcher === null ? value : (deep(value, 0) as T)),
-    headers(headers) {
-      const out: Record<string, string> = {};
-      for (const [name, value] of Object.entries(headers)) {
-        if (isSensitiveHeader(name)) continue;
-        out[name] = text(value);
-      }
-      return out;
-    },
+    headers: (headers) => plainHeaders(headers, isSensitiveHeader, text),
     isSensitiveHeader,
     secretCount: expanded.length,
     skippedShortSecrets,

@@ -49,26 +49,6 @@ declare module "axios" {
   }
 }
 
-/**
- * An answer's headers as a plain object with lower-case names, in one pass. axios' AxiosHeaders
- * keeps each header as an own enumerable property (its methods live on the prototype), so its own
- * toJSON copy is not needed first; like toJSON, a header set to false (axios' "unset") is left out.
- */
-export function plainHeaders(headers: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!headers || typeof headers !== "object") return out;
-  const source = headers as Record<string, unknown>;
-  for (const name of Object.keys(source)) {
-    const value = source[name];
-    if (value === undefined || value === null || value === false || typeof value === "function") continue;
-    out[LOWER_NAME.test(name) ? name : name.toLowerCase()] = Array.isArray(value) ? value.map(String).join(", ") : String(value);
-  }
-  return out;
-}
-
-/** A header name with no upper-case letter (as Node gives every one) needs no lower-casing. */
-const LOWER_NAME = /^[^A-Z]*$/;
-
 /** The verdict for an attempt that got no answer: transient for reads, unknown outcome for writes. */
 function noAnswerVerdict(provider: string, code: string): Verdict {
   return {
@@ -222,7 +202,8 @@ export class RequestRun {
   private claimRequest(nowMs: number, firstAskedAtMs: number): ClaimRequest {
     const latestStartMs = Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, this.req.latestStartMs);
     const waitedMs = nowMs - firstAskedAtMs;
-    return { nowMs, latestStartMs, random: this.ctx.random(), ...(waitedMs > 0 ? { waitedMs } : {}) };
+    // One literal (waitedMs undefined when none): a trailing conditional spread takes V8's slower copy path, per attempt.
+    return { nowMs, latestStartMs, random: this.ctx.random(), waitedMs: waitedMs > 0 ? waitedMs : undefined };
   }
 
   /**
@@ -402,7 +383,7 @@ export class RequestRun {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     return classify(
       { request: { method: this.req.method, url: this.req.urlText }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
-      { nowMs, requestUrlParts: this.req.urlParts, ...(offset === null ? {} : { serverClockOffsetMs: offset }) },
+      { nowMs, requestUrlParts: this.req.urlParts, serverClockOffsetMs: offset ?? undefined },
     );
   }
 

@@ -1,6 +1,6 @@
-import axios from "axios";
+import axios, { AxiosHeaders } from "axios";
 import { describe, expect, it } from "vitest";
-import { createRedactor, credentialParts, isSensitiveHeaderName, MIN_SECRET_LENGTH, REDACTED, secretsFromHeaders } from "../../src/client/redact";
+import { createRedactor, credentialParts, isSensitiveHeaderName, MIN_SECRET_LENGTH, plainHeaders, REDACTED, secretsFromHeaders } from "../../src/client/redact";
 import { findSecretForms, secretForms } from "../../src/lab/faults/encodings";
 
 /** Every character the findings name: quote, backslash, colon, space, dollar, plus, non-ASCII. */
@@ -99,10 +99,20 @@ describe("createRedactor: what counts as a secret", () => {
     expect(input[`k-s3cr3t-VALUE`]!.list[0]).toBe("s3cr3t-VALUE");
   });
 
-  it("headers() drops credential headers and redacts the rest", () => {
+  it("headers() drops credential headers and redacts the rest, names lower-cased", () => {
     const r = createRedactor(["s3cr3t-VALUE"]);
     const out = r.headers({ "Set-Cookie": "sid=1", "X-Auth-Key": "k", "Retry-After": "5", "X-Echo": "a s3cr3t-VALUE b", "Idempotency-Key": "job-1" });
-    expect(out).toEqual({ "Retry-After": "5", "X-Echo": `a ${REDACTED} b`, "Idempotency-Key": "job-1" });
+    expect(out).toEqual({ "retry-after": "5", "x-echo": `a ${REDACTED} b`, "idempotency-key": "job-1" });
+  });
+
+  it("headers() reads axios' AxiosHeaders in the same pass: repeated values joined before redaction, unset ones left out", () => {
+    const r = createRedactor(["s3cr3t-VALUE"]);
+    const headers = new AxiosHeaders();
+    headers.set("X-Echo", ["one", "s3cr3t-VALUE"]);
+    headers.set("Set-Cookie", ["a=1", "b=2"]);
+    headers.set("x-gone", false as unknown as string);
+    headers.set("X-RateLimit-Remaining", "7");
+    expect(r.headers(headers)).toEqual({ "x-echo": `one, ${REDACTED}`, "x-ratelimit-remaining": "7" });
   });
 
   it("terminates on backtracking bait: long runs of backslashes and escapes after a secret's start", () => {
@@ -144,5 +154,24 @@ describe("secretsFromHeaders: the secret values in a header map", () => {
     expect(credentialParts("Custom abc123xyz", "authorization")).toContain("abc123xyz");
     expect(credentialParts("correct horse battery", "plain")).toEqual(["correct horse battery"]);
     expect(credentialParts("Bearer abc123xyz", "plain")).toContain("abc123xyz");
+  });
+});
+
+describe("plainHeaders", () => {
+  it("copies axios' headers in one pass: names lower-cased, repeated values joined, unset ones left out, as toJSON gives them", () => {
+    const headers = new AxiosHeaders();
+    headers.set("X-RateLimit-Remaining", "7");
+    headers.set("set-cookie", ["a=1", "b=2"]);
+    headers.set("content-type", "application/json");
+    headers.set("x-gone", false as unknown as string);
+    const expected = Object.fromEntries(Object.entries(headers.toJSON()).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(", ") : String(value)]));
+    expect(plainHeaders(headers)).toEqual(expected);
+    expect(plainHeaders(headers)).toEqual({ "x-ratelimit-remaining": "7", "set-cookie": "a=1, b=2", "content-type": "application/json" });
+  });
+
+  it("takes a plain object as well, and gives an empty object for anything else", () => {
+    expect(plainHeaders({ "Retry-After": 3, "x-null": null })).toEqual({ "retry-after": "3" });
+    expect(plainHeaders(undefined)).toEqual({});
+    expect(plainHeaders("text")).toEqual({});
   });
 });
