@@ -402,22 +402,43 @@ local function fromLearnedBucket(state, fromMs, limit, windowMs)
   return math.max(fromMs, math.ceil(last[1] + (last[3] * windowMs) / limit))
 end
 
+-- model.ts SHOWN_WINDOW_EDGE_MS: a unit still unanswered is counted 1 ms past a shown window.
+local SHOWN_WINDOW_EDGE_MS = 1
+
 local function fromOwnLog(state, fromMs, units, limit, windowMs)
   local slots = state.slots
+  local edgeMs = 0
+  if state.windowSource == "shown" then edgeMs = SHOWN_WINDOW_EDGE_MS end
+  local function leavesAtMs(slot)
+    if edgeMs > 0 then
+      for _, f in ipairs(state.inFlight) do
+        if f[1] == slot[2] then return slot[1] + windowMs + edgeMs end
+      end
+    end
+    return slot[1] + windowMs
+  end
   local used = 0
   local first = #slots + 1
-  for i = #slots, 1, -1 do
-    if slots[i][1] <= fromMs - windowMs then break end
-    used = used + slots[i][3]
+  local i = #slots
+  while i >= 1 and slots[i][1] > fromMs - windowMs - edgeMs do
+    local slot = slots[i]
+    if slot[1] + windowMs > fromMs or leavesAtMs(slot) > fromMs then used = used + slot[3] end
     first = i
+    i = i - 1
   end
   if limit - used >= units then return fromMs end
-  for i = first, #slots do
-    used = used - slots[i][3]
-    if limit - used >= units then return math.max(fromMs, slots[i][1] + windowMs) end
+  local leftAtMs = fromMs
+  for j = first, #slots do
+    local slot = slots[j]
+    local slotLeavesAtMs = leavesAtMs(slot)
+    if slotLeavesAtMs > fromMs then
+      used = used - slot[3]
+      leftAtMs = math.max(leftAtMs, slotLeavesAtMs)
+      if limit - used >= units then return leftAtMs end
+    end
   end
   local lastSlot = slots[#slots]
-  if lastSlot then return math.max(fromMs, lastSlot[1] + windowMs) end
+  if lastSlot then return math.max(fromMs, leavesAtMs(lastSlot)) end
   return math.max(fromMs, fromMs)
 end
 

@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, runWorkers, simulate, slidingLog, tokenBucket, type Admission, type SimOptions } from "./sim";
-import { claim, type ClaimResult } from "../../../src/engine/governor";
+import { claim, emptyState, type ClaimResult } from "../../../src/engine/governor";
 import { Scope, shown, successes, T0, type Go } from "./helpers";
 
 const arbitraryRun = {
@@ -497,6 +497,36 @@ describe("a shown budget is never overrun", () => {
   it.fails("a fixed window of 1 per 20 ms that shows limit, remaining and reset but not its length: no 429", () => {
     const result = simulate({ server: fixedWindow(1, 20, T0), arrivalsMs: [1, 2, 2].map((a) => T0 + a), rttMs: 1, shows: "budget without window", throttleSaysWait: true, startMs: T0 });
     expect(result.throttled).toBe(0);
+  });
+});
+
+describe("the edge of a shown window", () => {
+  // HubSpot's headers over a limit of 2 requests in flight, the interval shown being the answers'
+  // own 100 ms (src/lab/scenarios/probes/concurrency-10-hubspot-headers-20-workers-faults.json).
+  const interval = (remaining: number) => shown({ remaining, limit: 2, windowMs: 100 });
+
+  it("a unit whose request is still out is counted 1 ms past the window: the next start does not race its answer", () => {
+    const scope = Scope.afterReading(T0 + 100, interval(1));
+    const b = scope.go(T0 + 100);
+    expect(b.atMs).toBe(T0 + 100);
+    expect(scope.go(T0 + 150).atMs).toBe(T0 + 150);
+    // b is out until T0 + 200: the start that needs its unit goes just after its window, not on the edge.
+    expect(scope.go(T0 + 150).atMs).toBe(T0 + 201);
+  });
+
+  it("an answered unit leaves on the edge: a worker sending on its own answer pays nothing", () => {
+    const scope = Scope.afterReading(T0 + 100, interval(1));
+    const b = scope.go(T0 + 100);
+    scope.answer(b, T0 + 200, { budget: interval(1) });
+    // The probe's unit left at T0 + 100 and b's, answered, at T0 + 200: both units are back.
+    expect(scope.go(T0 + 200).atMs).toBe(T0 + 200);
+    expect(scope.go(T0 + 200).atMs).toBe(T0 + 200);
+    expect(scope.go(T0 + 200).atMs).toBe(T0 + 301);
+  });
+
+  it("a learned window keeps its edge for units out too (an estimate with its own slack)", () => {
+    const scope = new Scope(T0, {}, { ...emptyState(T0), seq: 2, limit: 2, windowMs: 100, windowSource: "inferred", refill: "window", slots: [[T0, 1, 1], [T0 + 50, 2, 1]], inFlight: [[1, T0 + 40_000], [2, T0 + 40_000]] });
+    expect(scope.go(T0 + 60).atMs).toBe(T0 + 100);
   });
 });
 
