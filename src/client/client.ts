@@ -10,7 +10,7 @@ import { createClient } from "@prismatic-io/spectral/dist/clients/http";
 import { AxiosError, type AxiosInstance } from "axios";
 import { requestScopeFor } from "../engine";
 import { createContext, type ClientContext } from "./options";
-import { baseScope, prepareRequest, providerOf, resolveUrl } from "./prepare";
+import { baseScope, parseUrlBase, prepareRequest, providerOf, resolveUrl } from "./prepare";
 import { failureResult, successResult } from "./result";
 import { RequestRun } from "./run";
 import { scopeWithParts } from "./scope";
@@ -51,7 +51,11 @@ function createHttp(ctx: ClientContext): AxiosInstance {
 
 export function createThrottleClient(options: ThrottleClientOptions = {}): ThrottleClient {
   const ctx = createContext(options);
-  if (options.baseUrl) resolveUrl(options.baseUrl, "/");
+  if (options.baseUrl) {
+    // Checked as a request's base first: a bad base gets the same one line as before.
+    resolveUrl(options.baseUrl, "/");
+    ctx.urlBase = parseUrlBase(options.baseUrl);
+  }
   const http = createHttp(ctx);
 
   async function request(req: ThrottleRequest): Promise<ThrottleResult> {

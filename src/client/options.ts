@@ -6,6 +6,7 @@ import { DEFAULT_POLICY, type RetryPolicy, type ServerClock } from "../engine";
 import { createMemoryStore, type GovernorStore } from "../store";
 import { MAX_TIMER_MS, realClock } from "./clock";
 import { ThrottleInputError } from "./errors";
+import type { UrlBase } from "./prepare";
 import { createRedactor, secretsFromHeaders, type Redactor } from "./redact";
 import type { ClientLimits, ClientLogger, Clock, LongWaitMode, ThrottleClientOptions } from "./types";
 
@@ -33,6 +34,8 @@ export interface ClientContext {
   baseScopes: Map<string, string>;
   /** Per host, the server's clock as its Date headers showed it (engine/server-clock.ts). */
   serverClocks: Map<string, ServerClock>;
+  /** The base URL parsed once (prepare.ts parseUrlBase), or null. */
+  urlBase: UrlBase | null;
 }
 
 function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -86,5 +89,6 @@ export function createContext(options: ThrottleClientOptions): ClientContext {
     redactor,
     baseScopes: new Map(),
     serverClocks: new Map(),
+    urlBase: null,
   };
 }
