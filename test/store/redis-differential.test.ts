@@ -603,6 +603,35 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(spread.bucket).toBeGreaterThan(0);
   });
 
+  it("agrees where a throttle in a window of unknown length is our own grant too many (no reserve) or someone else's (a reserve)", async () => {
+    const both = new SideBySide(raw, server.url, "ownfill:", T0);
+    try {
+      for (const ownStarts of [99, 50]) {
+        const scope = `api|ownfill${ownStarts}`;
+        // 100 per window, its length not shown, the reset 10 s on: a probe, then our starts at once.
+        const resetAtMs = both.nowMs + 10_000;
+        const limitOf = (left: number): ObservedBudget => shown({ remaining: left, limit: 100, resetAtMs });
+        const probe = await both.claim(scope, { latestStartMs: both.nowMs + 120_000 });
+        both.nowMs += 50;
+        await both.observe(scope, answer(seqOf(probe), both.nowMs - 50, "ok", limitOf(99)));
+        for (let i = 0; i < ownStarts; i++) seqOf(await both.claim(scope, { latestStartMs: both.nowMs + 120_000 }));
+        // One grant more, written on both sides alike (another process's grant from an older reading).
+        const state = roundTrip(both.memory.snapshot().get(scope)) as Record<string, unknown> & { seq: number; slots: number[][]; inFlight: number[][] };
+        const extraSeq = state.seq + 1;
+        await writeBoth(raw, both, scope, { ...state, seq: extraSeq, slots: [...state.slots, [both.nowMs, extraSeq, 1]], inFlight: [...state.inFlight, [extraSeq, both.nowMs + 30_000]] });
+        both.nowMs += 60;
+        await both.observe(scope, { ...answer(extraSeq, both.nowMs - 60, "throttled", limitOf(0)), waitMs: resetAtMs - both.nowMs, waitFromServer: true });
+        const learned = both.memory.snapshot().get(scope)!;
+        expect(learned).toMatchObject({ refill: "window", windowMs: null });
+        // With the probe and 99 of ours in the window, the throttle is ours; with 50, someone else's.
+        if (ownStarts === 99) expect(learned.reserveUnits).toBe(0);
+        else expect(learned.reserveUnits).toBeGreaterThan(0);
+      }
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees where the server's count waits for units to leave the window, and where a probe is deferred past latestStartMs", async () => {
     const both = new SideBySide(raw, server.url, "paths:", T0, { breakerThreshold: 1 });
     const whys: string[] = [];

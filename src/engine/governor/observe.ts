@@ -609,7 +609,12 @@ function bucketRateMeasured(state: GovernorState, limit: number, admitted: numbe
  * first window of 100 and kept 99 per window after it: 300 jobs took a fourth window (1.52 x ideal).
  */
 function ownStartsFillWindow(state: GovernorState, anchor: Anchor, observation: Observation): boolean {
-  const { limit, windowMs } = state;
+  const { limit } = state;
+  // A window whose length is not known yet is at least as long as the time to the reset it shows (a
+  // sliding log's reset is its oldest counted unit leaving, at most a window on): our starts within
+  // that span are all still counted. Five processes over Redis behind IETF fields with no window
+  // shown learned a reserve of 2 from their own two grants too many, and the next window held 98.
+  const windowMs = state.windowMs ?? (state.refill === "window" && anchor.resetAtMs > observation.nowMs ? anchor.resetAtMs - observation.nowMs : null);
   if (limit === null || windowMs === null) return false;
   let fromMs: number;
   let toMs: number;

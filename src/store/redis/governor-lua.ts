@@ -1508,6 +1508,8 @@ end
 local function ownStartsFillWindow(state, anchor, observation)
   local limit = state.limit
   local windowMs = state.windowMs
+  -- A window of unknown length is at least as long as the time to the reset it shows.
+  if windowMs == nil and state.refill == "window" and anchor.resetAtMs > observation.nowMs then windowMs = anchor.resetAtMs - observation.nowMs end
   if limit == nil or windowMs == nil then return false end
   local fromMs, toMs
   -- Each range begins a little early: the server's clock and whole-second resets place the window's start.

@@ -680,6 +680,26 @@ describe("spending from the server's count", () => {
     expect(learn(50)).toBeGreaterThan(0);
   });
 
+  // Five processes over Redis, IETF fields with no window shown (fan-out-50-redis-5-processes): two
+  // grants too many in a window taught a reserve of 2, and the next window held 98: a fourth window.
+  it("a window of unknown length, our own starts since the reset it shows filling the limit: a throttle teaches no reserve", () => {
+    const learn = (ownStarts: number) => {
+      // 100 in a window whose length is not shown, its reset 10 s on.
+      const scope = Scope.afterReading(T0 + 50, shown({ remaining: 99, limit: 100, resetAtMs: T0 + 10_000 }));
+      Array.from({ length: ownStarts }, () => scope.go(T0 + 100));
+      expect(scope.state).toMatchObject({ refill: "window", windowMs: null });
+      const extraSeq = scope.state.seq + 1;
+      scope.state.seq = extraSeq;
+      scope.state.slots.push([T0 + 100, extraSeq, 1]);
+      scope.state.inFlight.push([extraSeq, T0 + 30_000]);
+      // The throttle shows the reset 9.84 s on: the window is at least that long, so all of our starts are in it.
+      scope.throttle({ seq: extraSeq, atMs: T0 + 100 }, T0 + 160, 9_840, { budget: shown({ remaining: 0, limit: 100, resetAtMs: T0 + 10_000 }) });
+      return scope.state.reserveUnits;
+    };
+    expect(learn(99)).toBe(0);
+    expect(learn(50)).toBeGreaterThan(0);
+  });
+
   it("a late claim whose answer shows more remaining than the reading was in its count already: its unit is free", () => {
     // Five processes sharing one Redis: slots granted in one order reach the server in another.
     // 3 left; two claims; the later one is answered first, remaining 1: the early one is still out, maybe not counted yet.
