@@ -172,29 +172,33 @@ const SHOWN_WINDOW_EDGE_MS = 1;
 
 type Slot = GovernorState["slots"][number];
 
+/** When a slot's unit leaves the window: windowMs after its start, edgeMs later while its request is unanswered. */
+function leavesAtMs(state: GovernorState, slot: Slot, windowMs: number, edgeMs: number): number {
+  return slot[0] + windowMs + (edgeMs > 0 && state.inFlight.some(([seq]) => seq === slot[1]) ? edgeMs : 0);
+}
+
 /** Our own log: at most `limit` units started in any `windowMs` (see SHOWN_WINDOW_EDGE_MS). */
 export function fromOwnLog(state: GovernorState, fromMs: number, units: number, limit: number, windowMs: number): number {
   const edgeMs = state.windowSource === "shown" ? SHOWN_WINDOW_EDGE_MS : 0;
-  const leavesAtMs = (slot: Slot): number => slot[0] + windowMs + (edgeMs > 0 && state.inFlight.some(([seq]) => seq === slot[1]) ? edgeMs : 0);
   let used = 0;
   let first = state.slots.length;
   for (let i = state.slots.length - 1; i >= 0 && state.slots[i]![0] > fromMs - windowMs - edgeMs; i--) {
     const slot = state.slots[i]!;
-    if (slot[0] + windowMs > fromMs || leavesAtMs(slot) > fromMs) used += slot[2];
+    if (slot[0] + windowMs > fromMs || leavesAtMs(state, slot, windowMs, edgeMs) > fromMs) used += slot[2];
     first = i;
   }
   if (limit - used >= units) return fromMs;
   let leftAtMs = fromMs;
   for (let i = first; i < state.slots.length; i++) {
     const slot = state.slots[i]!;
-    const slotLeavesAtMs = leavesAtMs(slot);
+    const slotLeavesAtMs = leavesAtMs(state, slot, windowMs, edgeMs);
     if (slotLeavesAtMs <= fromMs) continue;
     used -= slot[2];
     leftAtMs = Math.max(leftAtMs, slotLeavesAtMs);
     if (limit - used >= units) return leftAtMs;
   }
   const last = state.slots[state.slots.length - 1];
-  return Math.max(fromMs, last ? leavesAtMs(last) : fromMs);
+  return Math.max(fromMs, last ? leavesAtMs(state, last, windowMs, edgeMs) : fromMs);
 }
 
 /**

@@ -36,6 +36,18 @@ function mostPerFixedWindow(startsMs: readonly number[], windowMs: number, origi
   return Math.max(0, ...counts.values());
 }
 
+/**
+ * One grant more than the governor gave, written into its state as another process sharing it can
+ * add from an older reading: started at atMs, out for 30 s. Returns its seq.
+ */
+function grantOneMore(scope: Scope, atMs: number): number {
+  const extraSeq = scope.state.seq + 1;
+  scope.state.seq = extraSeq;
+  scope.state.slots.push([atMs, extraSeq, 1]);
+  scope.state.inFlight.push([extraSeq, atMs + 30_000]);
+  return extraSeq;
+}
+
 describe("a shown budget is never overrun", () => {
   it("sliding log: random limit, window, round trip and arrivals give at most `limit` starts in any window, no 429, no start before its floor", () => {
     fc.assert(
@@ -630,10 +642,7 @@ describe("spending from the server's count", () => {
       const out = Array.from({ length: ownStarts }, () => scope.go(reset1 + 100));
       expect(out.every((granted) => granted.atMs < reset1 + 10_000)).toBe(true);
       // One grant too many, as another process sharing this state can add from an older reading.
-      const extraSeq = scope.state.seq + 1;
-      scope.state.seq = extraSeq;
-      scope.state.slots.push([reset1 + 100, extraSeq, 1]);
-      scope.state.inFlight.push([extraSeq, reset1 + 30_000]);
+      const extraSeq = grantOneMore(scope, reset1 + 100);
       scope.throttle({ seq: extraSeq, atMs: reset1 + 100 }, reset1 + 160, 9000, { budget: shown({ remaining: 0, limit: 100, resetAtMs: reset1 + 10_000 }) });
       return scope.state.reserveUnits;
     };
@@ -668,10 +677,7 @@ describe("spending from the server's count", () => {
       const out = Array.from({ length: ownStarts }, () => scope.go(T0 + 100));
       expect(out.every((granted) => granted.atMs === T0 + 100)).toBe(true);
       expect(scope.state.refill).toBe("window");
-      const extraSeq = scope.state.seq + 1;
-      scope.state.seq = extraSeq;
-      scope.state.slots.push([T0 + 100, extraSeq, 1]);
-      scope.state.inFlight.push([extraSeq, T0 + 30_000]);
+      const extraSeq = grantOneMore(scope, T0 + 100);
       scope.throttle({ seq: extraSeq, atMs: T0 + 100 }, T0 + 160, 10_000, { budget: shown({ remaining: 0, limit: 100, resetAtMs: T0 + 10_000, windowMs: 10_000 }) });
       return scope.state.reserveUnits;
     };
@@ -688,10 +694,7 @@ describe("spending from the server's count", () => {
       const scope = Scope.afterReading(T0 + 50, shown({ remaining: 99, limit: 100, resetAtMs: T0 + 10_000 }));
       Array.from({ length: ownStarts }, () => scope.go(T0 + 100));
       expect(scope.state).toMatchObject({ refill: "window", windowMs: null });
-      const extraSeq = scope.state.seq + 1;
-      scope.state.seq = extraSeq;
-      scope.state.slots.push([T0 + 100, extraSeq, 1]);
-      scope.state.inFlight.push([extraSeq, T0 + 30_000]);
+      const extraSeq = grantOneMore(scope, T0 + 100);
       // The throttle shows the reset 9.84 s on: the window is at least that long, so all of our starts are in it.
       scope.throttle({ seq: extraSeq, atMs: T0 + 100 }, T0 + 160, 9_840, { budget: shown({ remaining: 0, limit: 100, resetAtMs: T0 + 10_000 }) });
       return scope.state.reserveUnits;
