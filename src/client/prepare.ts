@@ -35,8 +35,6 @@ export interface RequestUrl {
 export interface PreparedRequest {
   method: string;
   url: RequestUrl;
-  /** The URL as text (made once). */
-  urlText: string;
   headers: Record<string, string>;
   params: Record<string, string>;
   data: unknown;
@@ -98,7 +96,8 @@ export interface UrlBase {
 
 export function parseUrlBase(baseUrl: string): UrlBase | null {
   const parsed = resolveUrl(undefined, baseUrl);
-  if (parsed.search !== "" || parsed.hash !== "" || parsed.username !== "" || parsed.password !== "" || baseUrl.includes("#") || baseUrl.includes("?")) return null;
+  // The text rather than search and hash: a bare "?" or "#" leaves both empty, yet a path appended after it is not a path.
+  if (baseUrl.includes("?") || baseUrl.includes("#") || parsed.username !== "" || parsed.password !== "") return null;
   const pathname = parsed.pathname.replace(/\/+$/, "");
   return { prefix: `${parsed.origin}${pathname}`, host: parsed.host, hostname: parsed.hostname, pathname };
 }
@@ -224,7 +223,6 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
   const prepared: PreparedRequest = {
     method,
     url,
-    urlText: url.href,
     headers,
     params,
     data: req.data,

@@ -149,7 +149,7 @@ export class RequestRun {
     // Only dialects that read a 2xx (a throttle can hide in a success body) check every answer
     // before axios resolves it: for the others a 2xx stays on axios's fast path.
     const checksSuccess = dialectById(req.provider)?.readsSuccesses === true;
-    const config: AxiosRequestConfig = { url: req.urlText, method: req.method, responseType: req.responseType, throttleRun: this };
+    const config: AxiosRequestConfig = { url: req.url.href, method: req.method, responseType: req.responseType, throttleRun: this };
     // Empty parts are left out rather than passed empty: axios merges and serialises whatever it is
     // given (an empty params object still goes through its URL builder), about 2 % of a loopback
     // request in npm run bench:client.
@@ -382,7 +382,7 @@ export class RequestRun {
   private classifyAt(response: AxiosResponse, headers: HeaderInput, nowMs: number, host: string): Verdict {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     return classify(
-      { request: { method: this.req.method, url: this.req.urlText }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
+      { request: { method: this.req.method, url: this.req.url.href }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
       { nowMs, requestUrlParts: this.req.urlParts, serverClockOffsetMs: offset ?? undefined },
     );
   }
