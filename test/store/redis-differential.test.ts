@@ -1433,6 +1433,17 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = T0 + 600;
       await both.observe("api|drained", answer(seqOf(lone), T0 + 400, "ok", counted(0)));
       expect(both.memory.snapshot().get("api|drained")).toMatchObject({ concurrency: "ruled-out", limit: 3 });
+      // Not by one counting the answers of the instant it was sent, which were out when it was granted.
+      await twoReadings("api|same-instant");
+      const out = [];
+      for (let i = 0; i < 3; i++) out.push(await both.claim("api|same-instant", { latestStartMs: Number.POSITIVE_INFINITY }));
+      both.nowMs = T0 + 600;
+      await both.observe("api|same-instant", answer(seqOf(out[0]!), T0 + 400, "ok", counted(0)));
+      const taken = await both.claim("api|same-instant", { latestStartMs: Number.POSITIVE_INFINITY });
+      for (const other of out.slice(1)) await both.observe("api|same-instant", answer(seqOf(other), T0 + 400, "ok", counted(0)));
+      both.nowMs = T0 + 800;
+      await both.observe("api|same-instant", answer(seqOf(taken), T0 + 600, "ok", counted(0)));
+      expect(both.memory.snapshot().get("api|same-instant")).toMatchObject({ concurrency: "inferred", inFlightCap: 3 });
 
       // A probe's grant held for the reset, claimed again: kept while nothing earlier can be given,
       // moved to now once the count shows a concurrency limit; a held seq not counted is claimed afresh.
@@ -1581,6 +1592,9 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         ["a window assumed, and one a throttle found longer", { ...base, windowSource: "assumed" }, true],
         ["a window a throttle found longer than assumed", { ...base, windowSource: "outlasted" }, true],
         ["a fractional in-flight seq", { ...base, inFlight: [[1.5, T0 + 30_000]] }, false],
+        ["an older version's state, in-flight pairs without their count at grant", { ...base, inFlight: [[2, T0 + 30_200]] }, true],
+        ["an in-flight count at grant that is not a count", { ...base, inFlight: [[2, T0 + 30_200, 1.5]] }, true],
+        ["an in-flight entry of four figures", { ...base, inFlight: [[2, T0 + 30_200, 1, 0]] }, false],
       ];
       for (const [name, value, readable] of variants) {
         const scope = `api|${name}`;

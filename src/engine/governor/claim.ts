@@ -114,7 +114,7 @@ function grant(state: GovernorState, atMs: number, units: number, probe: boolean
   state.lastGrantMs = Math.max(state.lastGrantMs, startMs);
   insertSlot(state.slots, [startMs, seq, units]);
   boundSlotsInPlace(state.slots);
-  state.inFlight.push([seq, clampTime(startMs + options.leaseMs)]);
+  state.inFlight.push([seq, clampTime(startMs + options.leaseMs), state.inFlight.length + 1]);
   if (probe) state.probe = { seq, atMs: startMs, untilMs: clampTime(startMs + options.leaseMs) };
   return { kind: "go", atMs: startMs, seq, probe, revisable: startsRevisable(state), why };
 }

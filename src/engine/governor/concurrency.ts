@@ -239,12 +239,12 @@ function countOutgrewOurs(state: GovernorState, observation: Observation, budget
  * A budget answer while the scope holds (or now learns) a concurrency limit: the cap is the limit,
  * and the window model is dropped (no rate paces the scope). Returns false when the budget is a rate.
  */
-export function applyConcurrentBudget(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+export function applyConcurrentBudget(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number, outAtGrant: number): boolean {
   const before = state.concurrency;
   if (budget.concurrent) state.concurrency = "shown";
   else if (countOutgrewOurs(state, observation, budget, leaseMs)) state.concurrency = "ruled-out";
   else if (countCameBack(state, observation, budget, leaseMs)) state.concurrency = "inferred";
-  else if (state.concurrency === "inferred" && countsMoreThanOurs(state, observation, budget, leaseMs)) ruleOutInferredConcurrency(state);
+  else if (state.concurrency === "inferred" && countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)) ruleOutInferredConcurrency(state);
   if (!holdsConcurrency(state)) return false;
   // A probe out to learn a window's budget (granted after its reset) holds the others for nothing now.
   if (before !== state.concurrency) state.probe = null;
@@ -267,10 +267,10 @@ export function applyConcurrentBudget(state: GovernorState, observation: Observa
  * was full drains with every request, whether or not the earlier ones were answered. Told only when
  * no other answer came since it was sent: ours still out are then all that were out at its send.
  */
-function countsMoreThanOurs(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): boolean {
+function countsMoreThanOurs(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number, outAtGrant: number): boolean {
   const limit = budget.limit ?? state.inFlightCap;
   if (observation.kind !== "ok" || limit === null || state.lastAnsweredAtMs > observation.sentAtMs) return false;
-  return limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1;
+  return limit - budget.remaining > Math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1);
 }
 
 /**

@@ -800,7 +800,8 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   let inFlightBefore = 0;
   for (const [, untilMs] of state.inFlight) if (untilMs > nowMs) inFlightBefore += 1;
   const units = ownSlot(state, observation.seq)?.[2] ?? state.unitsPerRequest;
-  const wasInFlight = state.inFlight.some(([seq]) => seq === observation.seq);
+  const entry = state.inFlight.find(([seq]) => seq === observation.seq);
+  const wasInFlight = entry !== undefined;
   if (wasInFlight) state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);
   // A claim the server's last reading counted as late (still out, granted before the reading's
   // claim) that the server did not count after all (rejected, or a replayed answer) will never
@@ -817,7 +818,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   const answersProbe = state.probe?.seq === observation.seq;
   if (answersProbe) state.probe = null;
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
-  if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs)) {
+  if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0)) {
     applyShape(state, observation.budget);
     learnBucketFromAdmitted(state, observation, observation.budget.remaining);
     applyAnchor(state, observation, observation.budget, options.leaseMs);

@@ -5,7 +5,7 @@
  */
 import { MAX_EPOCH_MS } from "../time";
 import type { LimitType } from "../types";
-import type { Anchor, Concurrency, GovernorState, Refill, SlotTuple } from "./types";
+import type { Anchor, Concurrency, GovernorState, InFlightTuple, Refill, SlotTuple } from "./types";
 
 /** At most this many slots are kept; older ones are merged (their count kept, their time rounded later). */
 export const MAX_SLOTS = 256;
@@ -101,7 +101,7 @@ export function copyState(state: GovernorState): GovernorState {
     slots: state.slots.map((s) => [s[0], s[1], s[2]] as SlotTuple),
     anchor: state.anchor ? { ...state.anchor } : null,
     probe: state.probe ? { ...state.probe } : null,
-    inFlight: state.inFlight.map((f) => [f[0], f[1]] as [number, number]),
+    inFlight: state.inFlight.map((f): InFlightTuple => [f[0], f[1], f[2]]),
   };
 }
 
@@ -235,12 +235,14 @@ function readProbe(value: unknown): { seq: number; atMs: number; untilMs: number
   return isCount(p.seq) && isTime(p.atMs) && isTime(p.untilMs) ? { seq: p.seq, atMs: wholeMs(p.atMs), untilMs: wholeMs(p.untilMs) } : undefined;
 }
 
-function readInFlight(value: unknown): [number, number][] | null {
+function readInFlight(value: unknown): InFlightTuple[] | null {
   if (!Array.isArray(value) || value.length > MAX_IN_FLIGHT) return null;
-  const out: [number, number][] = [];
+  const out: InFlightTuple[] = [];
   for (const item of value) {
-    if (!Array.isArray(item) || item.length !== 2 || !isCount(item[0]) || !isTime(item[1])) return null;
-    out.push([item[0], wholeMs(item[1])]);
+    if (!Array.isArray(item) || (item.length !== 2 && item.length !== 3) || !isCount(item[0]) || !isTime(item[1])) return null;
+    // A state written before the count at grant was kept has pairs: the count is unknown (0).
+    const outAtGrant = item.length === 3 && isCount(item[2]) && item[2] <= MAX_IN_FLIGHT + 1 ? item[2] : 0;
+    out.push([item[0], wholeMs(item[1]), outAtGrant]);
   }
   return out;
 }

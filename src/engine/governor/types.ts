@@ -59,6 +59,8 @@ export interface Anchor {
  */
 export type Concurrency = "unknown" | "shown" | "inferred" | "silent" | "ruled-out";
 
+export type InFlightTuple = [seq: number, leaseUntilMs: number, outAtGrant: number];
+
 export interface GovernorState {
   v: 1;
   /** Claims granted so far (the last claim's seq). */
@@ -87,8 +89,11 @@ export interface GovernorState {
   anchor: Anchor | null;
   /** A single request allowed in flight to learn (cold start, half-open breaker, a reset): others wait for its answer. */
   probe: { seq: number; atMs: number; untilMs: number } | null;
-  /** Claims granted and not answered yet: [seq, leaseUntilMs]. */
-  inFlight: [seq: number, leaseUntilMs: number][];
+  /**
+   * Claims granted and not answered yet: [seq, leaseUntilMs, outAtGrant], outAtGrant being how many
+   * of ours were in flight when it was granted, itself included (0: unknown, a state written before it).
+   */
+  inFlight: InFlightTuple[];
   /** The most requests in flight at once (slow start, or a concurrency limit learned from a throttle), or null for none. */
   inFlightCap: number | null;
   /** Slow start: the cap grows by one per success (doubling per round trip); a learned concurrency limit does not. */

@@ -140,8 +140,10 @@ end
 local function readInFlight(value)
   if not isArray(value) or #value > MAX_IN_FLIGHT then return nil end
   for _, item in ipairs(value) do
-    if type(item) ~= "table" or #item ~= 2 or not isCount(item[1]) or not isTime(item[2]) then return nil end
+    if type(item) ~= "table" or (#item ~= 2 and #item ~= 3) or not isCount(item[1]) or not isTime(item[2]) then return nil end
     item[2] = jsRound(item[2])
+    -- state.ts readInFlight: a pair written before the count at grant was kept has it unknown (0).
+    if not (#item == 3 and isCount(item[3]) and item[3] <= MAX_IN_FLIGHT + 1) then item[3] = 0 end
   end
   return value
 end
@@ -265,7 +267,7 @@ local function encodeState(s)
   local slots = {}
   for i, t in ipairs(s.slots) do slots[i] = "[" .. num(t[1]) .. "," .. num(t[2]) .. "," .. num(t[3]) .. "]" end
   local inFlight = {}
-  for i, f in ipairs(s.inFlight) do inFlight[i] = "[" .. num(f[1]) .. "," .. num(f[2]) .. "]" end
+  for i, f in ipairs(s.inFlight) do inFlight[i] = "[" .. num(f[1]) .. "," .. num(f[2]) .. "," .. num(f[3]) .. "]" end
   local anchor = "null"
   if s.anchor then
     local a = s.anchor
@@ -673,7 +675,7 @@ local function grant(state, atMs, units, probe, why, options)
   while at > 1 and state.slots[at - 1][1] > startMs do at = at - 1 end
   table.insert(state.slots, at, { startMs, seq, units })
   if #state.slots > MAX_SLOTS then state.slots = boundSlots(state.slots) end
-  state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs) }
+  state.inFlight[#state.inFlight + 1] = { seq, clampTime(startMs + options.leaseMs), #state.inFlight + 1 }
   if probe then state.probe = { seq = seq, atMs = startMs, untilMs = clampTime(startMs + options.leaseMs) } end
   return { kind = "go", atMs = startMs, seq = seq, probe = probe, revisable = startsRevisable(state), why = why }
 end
@@ -1336,14 +1338,14 @@ local function ruleOutInferredConcurrency(state)
 end
 
 -- concurrency.ts countsMoreThanOurs: an answer counting more than ours out at its send disproves an inferred limit.
-local function countsMoreThanOurs(state, observation, budget, leaseMs)
+local function countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
   local limit = budget.limit or state.inFlightCap
   if observation.kind ~= "ok" or limit == nil or state.lastAnsweredAtMs > observation.sentAtMs then return false end
-  return limit - budget.remaining > startedBy(state, observation.sentAtMs, leaseMs) + 1
+  return limit - budget.remaining > math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1)
 end
 
 -- concurrency.ts applyConcurrentBudget: a concurrency limit is an in-flight cap, and no window paces.
-local function applyConcurrentBudget(state, observation, budget, leaseMs)
+local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtGrant)
   local before = state.concurrency
   if budget.concurrent then
     state.concurrency = "shown"
@@ -1351,7 +1353,7 @@ local function applyConcurrentBudget(state, observation, budget, leaseMs)
     state.concurrency = "ruled-out"
   elseif countCameBack(state, observation, budget, leaseMs) then
     state.concurrency = "inferred"
-  elseif state.concurrency == "inferred" and countsMoreThanOurs(state, observation, budget, leaseMs) then
+  elseif state.concurrency == "inferred" and countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) then
     ruleOutInferredConcurrency(state)
   end
   if not holdsConcurrency(state) then return false end
@@ -1705,8 +1707,12 @@ local function observeInPlace(state, given, options)
   end
   local units = unitsOfSeq(state, observation.seq) or state.unitsPerRequest
   local wasInFlight = false
+  local outAtGrant = 0
   for _, f in ipairs(state.inFlight) do
-    if f[1] == observation.seq then wasInFlight = true end
+    if f[1] == observation.seq then
+      wasInFlight = true
+      outAtGrant = f[3]
+    end
   end
   state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= observation.seq end)
   -- observe.ts: a late claim the server did not count after all gives its unit back.
@@ -1721,7 +1727,7 @@ local function observeInPlace(state, given, options)
   local answersProbe = state.probe ~= nil and state.probe.seq == observation.seq
   if answersProbe then state.probe = nil end
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
-  if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs) then
+  if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant) then
     applyShape(state, observation.budget)
     learnBucketFromAdmitted(state, observation, observation.budget.remaining)
     applyAnchor(state, observation, observation.budget, options.leaseMs)

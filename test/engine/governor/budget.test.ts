@@ -44,7 +44,7 @@ function grantOneMore(scope: Scope, atMs: number): number {
   const extraSeq = scope.state.seq + 1;
   scope.state.seq = extraSeq;
   scope.state.slots.push([atMs, extraSeq, 1]);
-  scope.state.inFlight.push([extraSeq, atMs + 30_000]);
+  scope.state.inFlight.push([extraSeq, atMs + 30_000, scope.state.inFlight.length + 1]);
   return extraSeq;
 }
 
@@ -537,7 +537,7 @@ describe("the edge of a shown window", () => {
   });
 
   it("a learned window keeps its edge for units out too (an estimate with its own slack)", () => {
-    const scope = new Scope(T0, {}, { ...emptyState(T0), seq: 2, limit: 2, windowMs: 100, windowSource: "inferred", refill: "window", slots: [[T0, 1, 1], [T0 + 50, 2, 1]], inFlight: [[1, T0 + 40_000], [2, T0 + 40_000]] });
+    const scope = new Scope(T0, {}, { ...emptyState(T0), seq: 2, limit: 2, windowMs: 100, windowSource: "inferred", refill: "window", slots: [[T0, 1, 1], [T0 + 50, 2, 1]], inFlight: [[1, T0 + 40_000, 1], [2, T0 + 40_000, 2]] });
     expect(scope.go(T0 + 60).atMs).toBe(T0 + 100);
   });
 });

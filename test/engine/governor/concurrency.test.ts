@@ -118,6 +118,20 @@ describe("a concurrency limit", () => {
     expect(scope.state.concurrency).toBe("inferred");
   });
 
+  it("an answer counting claims answered at the instant it was sent, out when it was granted, leaves an inferred limit standing", () => {
+    // A place freed by one answer is taken at once: the other answers of that instant may leave the
+    // server's count only after the new request reached it. With their workers gone quiet (a 503's
+    // backoff), ours still out at its answer are fewer than the count it shows.
+    const scope = twoReadings(2);
+    const [a, b, c] = goAll(scope, T0 + 400, 3);
+    scope.answer(a!, T0 + 600, { budget: counted(0) });
+    const d = scope.go(T0 + 600);
+    scope.answer(b!, T0 + 600, { budget: counted(0) });
+    scope.answer(c!, T0 + 600, { budget: counted(0) });
+    scope.answer(d, T0 + 800, { budget: counted(0) });
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 3 });
+  });
+
   it("a probe's grant held for the reset is kept as it was when claimed again with nothing earlier to give, and starts at once once the count shows a concurrency limit", () => {
     const scope = Scope.afterReading(T0 + 200, counted(2));
     const a = scope.go(T0 + 200);

@@ -120,7 +120,7 @@ describe("readState on garbage", () => {
     const read = readState(stored);
     if ("error" in read) expect.fail(read.error);
     read.state.slots[0]![0] = 0;
-    read.state.inFlight.push([2, 0]);
+    read.state.inFlight.push([2, 0, 1]);
     expect(JSON.stringify(stored)).toBe(before);
   });
 });

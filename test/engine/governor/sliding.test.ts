@@ -38,7 +38,7 @@ function threeSent(sentAfterT0Ms: [number, number, number], fields: Partial<Gove
     windowMs: 3030,
     windowSource: "inferred",
     slots: sentAfterT0Ms.map((ms, i) => [T0 + ms, i + 1, 1] as [number, number, number]),
-    inFlight: [[3, T0 + 40_000]],
+    inFlight: [[3, T0 + 40_000, 1]],
     ...fields,
   };
 }
@@ -120,7 +120,7 @@ describe("a sliding window's length", () => {
       windowSource: "inferred",
       refill: "window",
       slots: [...[21, 22, 23, 24, 25].map((seq) => [T0 + 4262, seq, 1] as [number, number, number]), [T0 + 5302, 26, 1]],
-      inFlight: [[26, T0 + 35_302]],
+      inFlight: [[26, T0 + 35_302, 1]],
       anchor: { remaining: 0, seq: 25, atMs: T0 + 4262, resetAtMs: T0 + 6100, lateUnits: 0, answeredAtMs: T0 + 4302, ownOutAtSend: 1 },
     };
     const after = observe(state, { seq: 26, sentAtMs: T0 + 5302, nowMs: T0 + 5342, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: shown({ remaining: 4, limit: 5, resetAtMs: T0 + 7040 }), reason: "200 OK" }, DEFAULT_GOVERNOR_OPTIONS);
