@@ -114,6 +114,19 @@ describe("readState on garbage", () => {
     expect("state" in read && read.state).toMatchObject({ notBeforeMs: T0 + 1, slots: [[T0 + 5, 1, 1], [T0 + 10, 2, 1]], anchor: { atMs: T0 + 1, resetAtMs: T0 + 1000 } });
   });
 
+  it("reads in-flight pairs written before the count at grant was kept as that count unknown (0), and a count that is not one as 0", () => {
+    const read = (inFlight: unknown) => {
+      const result = readState(JSON.parse(JSON.stringify({ ...fresh, seq: 2, inFlight })));
+      if ("error" in result) expect.fail(result.error);
+      return result.state.inFlight;
+    };
+    expect(read([[2, T0 + 30_000]])).toEqual([[2, T0 + 30_000, 0]]);
+    expect(read([[2, T0 + 30_000, 1.5]])).toEqual([[2, T0 + 30_000, 0]]);
+    expect(read([[2, T0 + 30_000, 3]])).toEqual([[2, T0 + 30_000, 3]]);
+    expect(read([[2, T0 + 30_000, 5000]])).toEqual([[2, T0 + 30_000, 0]]);
+    expect("error" in readState({ ...fresh, seq: 2, inFlight: [[2, T0 + 30_000, 1, 0]] })).toBe(true);
+  });
+
   it("hands back a copy: changing the state read does not change the value it was read from", () => {
     const stored = JSON.parse(JSON.stringify({ ...fresh, slots: [[T0, 1, 1]], inFlight: [[1, T0 + 1000]] })) as Record<string, unknown>;
     const before = JSON.stringify(stored);
