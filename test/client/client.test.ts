@@ -374,6 +374,70 @@ async function sentBeforeClockMoves<T>(calls: readonly unknown[], clock: { advan
   return { sentEarly, result: await pending };
 }
 
+/** Turns of the event loop until the condition holds, at most maxTurns (loopback answers take a few turns each). */
+async function turnsUntil(condition: () => boolean, maxTurns: number): Promise<void> {
+  for (let i = 0; i < maxTurns && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe("our own backoff after a throttle that named no wait", () => {
+  /** A scope whose last reading showed a limit on requests in flight (IETF qu="concurrent-requests"). */
+  async function concurrencyShown(store: ReturnType<typeof createMemoryStore>, scope: string, nowMs: number): Promise<void> {
+    const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    if (first.result.kind !== "go") expect.fail("a cold scope's first claim is granted");
+    const budget = { remaining: 4, limit: 5, resetAtMs: null, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent: true };
+    await store.observe(scope, { seq: first.result.seq, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget, reason: "200" });
+  }
+
+  it("is cut short where the scope holds a concurrency limit: a place frees at an answer, not at a time", async () => {
+    server = await startServer([{ status: 429, body: { error: "slow down" } }, ok]);
+    const served = server.calls;
+    const { clock, store, client, scope, nowMs } = await heldClockClient(server.url);
+    await concurrencyShown(store, scope, nowMs);
+    const pending = client.request({ method: "GET", url: "/items" });
+    await turnsUntil(() => served.length >= 2, 5000);
+    const sentEarly = served.length === 2;
+    if (!sentEarly) clock.advance(60_000);
+    const result = await pending;
+    expect(result.outcome).toBe("success");
+    expect(sentEarly).toBe(true);
+    expect(result.attempts.map((a) => a.status)).toEqual([429, 200]);
+  });
+
+  it("is cut short at most twice per request: a third throttle there means the scope was misread, and the backoff is slept", async () => {
+    const silent = { status: 429, body: { error: "slow down" } };
+    server = await startServer([silent, silent, silent, ok]);
+    const served = server.calls;
+    const { clock, store, client, scope, nowMs } = await heldClockClient(server.url);
+    await concurrencyShown(store, scope, nowMs);
+    const pending = client.request({ method: "GET", url: "/items" });
+    await turnsUntil(() => served.length >= 3, 5000);
+    // Time enough for a fourth call to arrive, had the third backoff been cut short too.
+    await turnsUntil(() => served.length >= 4, 300);
+    expect(served.length).toBe(3);
+    clock.advance(60_000);
+    const result = await pending;
+    expect(result.outcome).toBe("success");
+    expect(result.attempts.map((a) => a.status)).toEqual([429, 429, 429, 200]);
+  });
+
+  it("is slept whole where the scope holds none, and a server's wait always is", async () => {
+    server = await startServer([{ status: 429, body: { error: "slow down" } }, ok, { status: 429, headers: { "retry-after": "1" }, body: {} }, ok]);
+    const served = server.calls;
+    const { clock, store, client, scope, nowMs } = await heldClockClient(server.url);
+    for (const url of ["/items", "/items"]) {
+      const calls = served.length;
+      const pending = client.request({ method: "GET", url });
+      await turnsUntil(() => served.length >= calls + 1, 5000);
+      await turnsUntil(() => served.length >= calls + 2, 300);
+      expect(served.length).toBe(calls + 1);
+      clock.advance(60_000);
+      expect((await pending).outcome).toBe("success");
+      // The second request's 429 names a wait: a concurrency limit the scope holds does not shorten it.
+      await concurrencyShown(store, scope, nowMs + 60_000);
+    }
+  });
+});
+
 describe("a probe's start far ahead (a budget's reset)", () => {
   it("is claimed again when the scope's state changes while it waits, and goes as soon as the state allows", async () => {
     server = await startServer([ok]);
