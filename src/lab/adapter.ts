@@ -2,8 +2,8 @@
  * An axios adapter that hands each request to the in-process ThrottledApi instead of a socket,
  * so that a whole run (axios, axios-retry, spectral's createClient, ours) sits on the virtual
  * clock. It behaves as axios' own adapter does: status outside validateStatus rejects with an
- * AxiosError carrying the response, a dropped connection rejects with ECONNRESET, the timeout and
- * the abort signal are honoured, and the body arrives as text for axios to parse.
+ * AxiosError carrying the response, a dropped connection rejects with ECONNRESET, the timeout, the
+ * abort signal and a CancelToken are honoured, and the body arrives as text for axios to parse.
  */
 import { AxiosError, AxiosHeaders, CanceledError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
 import { JOB_HEADER, type ThrottledApi } from "./server";
@@ -32,6 +32,10 @@ export function inProcessAdapter(api: ThrottledApi): AxiosAdapter {
       };
       const onAbort = (): void => finish(() => reject(new CanceledError(undefined, undefined, config)));
       signal?.addEventListener?.("abort", onAbort);
+      // A CancelToken as axios's own http adapter honours it (ours cancels an attempt past its
+      // timeout that way); its promise settles with the cancel. Before this, an attempt timeout of
+      // ours never fired here: the slow answer was waited for whole.
+      void config.cancelToken?.promise.then((cancel) => finish(() => reject(cancel instanceof CanceledError ? cancel : new CanceledError(undefined, undefined, config))));
       if (config.timeout && config.timeout > 0) {
         timer = setTimeout(() => finish(() => reject(new AxiosError(`timeout of ${config.timeout}ms exceeded`, AxiosError.ECONNABORTED, config))), config.timeout);
       }
