@@ -9,7 +9,7 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, holdsConcurrency, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimRequest, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Observation, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimRequest, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Observation, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import { logPath, type PreparedRequest } from "./prepare";
@@ -26,8 +26,6 @@ const MAX_LATE_RECLAIMS = 3;
 const REVISIT_AHEAD_MS = 100;
 /** At most this many such claims per grant: a busy scope changes with every answer. */
 const MAX_REVISITS = 16;
-/** A request's own backoffs cut short under a concurrency limit, at most (see sitOutRetryWait). */
-const MAX_CUT_BACKOFFS = 2;
 /** Thrown before sending when the earliest slot is too far: nothing was sent. */
 export class LongWait extends Error {
   constructor(
@@ -94,8 +92,6 @@ export class RequestRun {
   lastVerdict: Verdict | null = null;
   final: FinalState | null = null;
   private retryWaitMs = 0;
-  /** The retry wait is our own backoff after a throttle that named no wait (not the server's). */
-  private retryWaitIsOwnBackoff = false;
   private previousWaitMs: number | null = null;
   private claimSeq: number | null = null;
   private sentAtMs = 0;
@@ -193,38 +189,13 @@ export class RequestRun {
   }
 
   private async attemptAfterWaits(config: InternalAxiosRequestConfig, first: { claimed: StoreClaim; askedAtMs: number } | null): Promise<InternalAxiosRequestConfig> {
-    if (this.retryWaitMs > 0) await this.sitOutRetryWait();
+    if (this.retryWaitMs > 0) {
+      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.callerSignal);
+      this.retryWaitMs = 0;
+    }
     await this.takeSlot(first);
     this.armAttempt(config);
     return config;
-  }
-
-  /**
-   * The retry's own wait. Our backoff after a throttle that named no wait ends early once the scope
-   * holds a concurrency limit: such a limit frees a place when an answer comes, not at a time, and
-   * the governor's in-flight cap spaces the retry. Read as a rate when the throttle came, a silent
-   * concurrency limit of 40 with 50 workers (lab probe concurrency-40-stripe-silence-50-workers-faults)
-   * learned it from the successes right after, while the throttled requests slept their backoffs out:
-   * 5.9 x ideal, 3.1 to 4.3 x cut short (four seeds). Cut short at most MAX_CUT_BACKOFFS times per
-   * request: a bucket read for a while as a concurrency limit (Stripe's silence over 100 per s, 50
-   * workers) throttled the retries cut short again, and 5 of 3,000 jobs ran out of attempts (none
-   * with this). A server's wait is a floor and is slept whole; so is our backoff where the store
-   * cannot show the scope without a round trip (Redis: each waiter would read it at every change).
-   */
-  private async sitOutRetryWait(): Promise<void> {
-    const { ctx, req } = this;
-    const untilMs = ctx.clock.nowMs() + this.retryWaitMs;
-    this.retryWaitMs = 0;
-    const stateNow = ctx.store.stateNow?.bind(ctx.store);
-    if (!this.retryWaitIsOwnBackoff || !stateNow || this.attempts.length > MAX_CUT_BACKOFFS) {
-      await cappedSleep(ctx.clock, untilMs - ctx.clock.nowMs(), this.callerSignal);
-      return;
-    }
-    for (let nowMs = ctx.clock.nowMs(); nowMs < untilMs; nowMs = ctx.clock.nowMs()) {
-      const state = stateNow(req.governorScope);
-      if (state !== undefined && holdsConcurrency(state)) return;
-      await ctx.store.changed(req.governorScope, untilMs - nowMs, this.callerSignal);
-    }
   }
 
   /** What a claim asks: a start no later than the inline-wait cap and the request's latest start, one draw of the random source. */
@@ -485,7 +456,6 @@ export class RequestRun {
   private settle(decision: Decision, verdict: Verdict, nowMs: number, unsafe: boolean): boolean {
     if (decision.decision === "retry") {
       this.retryWaitMs = decision.waitMs;
-      this.retryWaitIsOwnBackoff = verdict.throttled && verdict.minWaitMs === null;
       this.previousWaitMs = decision.waitMs;
       return true;
     }

@@ -8,7 +8,6 @@ import type { GovernorState } from "./types";
 
 export { claim, claimInPlace, isCold, keptHeldGrant, prune, recheckMs, release } from "./claim";
 export { observe, observeInPlace } from "./observe";
-export { holdsConcurrency } from "./concurrency";
 export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";
 export { boundSlots, clampTime, copyState, emptyState, MAX_SLOTS, readState } from "./state";
 export type * from "./types";
