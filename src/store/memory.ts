@@ -35,7 +35,6 @@ export type StoreEvent =
 export interface MemoryStore extends GovernorStore {
   claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
   observeNow(scope: string, observation: Observation): void;
-  stateNow(scope: string): Readonly<GovernorState> | undefined;
   /** Every scope's state (copies are not made: treat as read-only). */
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
@@ -68,18 +67,6 @@ export const defaultStoreClock: StoreClock = {
 /** Whether a scope still holds something that matters: a wait ahead, a probe or claims out. */
 function holdsSomethingAhead(state: GovernorState, nowMs: number): boolean {
   return state.notBeforeMs > nowMs || state.lastGrantMs > nowMs || state.inFlight.length > 0 || state.probe !== null;
-}
-
-/**
- * Whether a claim that found no start (wait or defer) changed something for the scope's other
- * waiters: a lease or probe past its end dropped, a held grant given back, a wider scope's wait
- * taken over. One that changed nothing wakes no one. Every claim used to wake every waiter, and
- * waiters on one in-flight cap then woke each other claim by claim at one instant without end
- * (none of those claims can free a place; only an answer or a lease's end does, and each waiter
- * asks again by then on its own).
- */
-function wakesOthers(after: GovernorState, inFlight: number, slots: number, lastGrantMs: number, probeSeq: number, notBeforeMs: number): boolean {
-  return after.inFlight.length !== inFlight || after.slots.length !== slots || after.lastGrantMs !== lastGrantMs || (after.probe?.seq ?? 0) !== probeSeq || after.notBeforeMs !== notBeforeMs;
 }
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
@@ -126,12 +113,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim {
       // The store owns its states: the governor changes them in place (no copy per request).
       let state = stateOf(scopes.governor, request.nowMs);
-      // What another waiter could use, as it stood (five numbers: no copy on this path of every request).
-      const inFlight = state.inFlight.length;
-      const slots = state.slots.length;
-      const lastGrantMs = state.lastGrantMs;
-      const probeSeq = state.probe?.seq ?? 0;
-      const notBeforeMs = state.notBeforeMs;
       for (const hold of scopes.holds) {
         const held = states.get(hold);
         if (held && held.notBeforeMs > state.notBeforeMs) state = holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType);
@@ -139,21 +120,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const next = claimInPlace(state, request, governorOptions);
       options.onEvent?.({ kind: "claim", scope: scopes.governor, request, result: next.result, state: next.state });
       // A held grant kept as it was changed nothing: no write, and no one is woken for it.
-      if (keptHeldGrant(request, next.result)) return { result: next.result, nowMs: request.nowMs };
-      // Nor is anyone woken by a claim that found no start and changed nothing another could use
-      // (see wakesOthers); it is kept all the same (when it was last asked).
-      const quiet = next.result.kind !== "go" && states.has(scopes.governor) && !wakesOthers(next.state, inFlight, slots, lastGrantMs, probeSeq, notBeforeMs);
-      if (quiet) states.set(scopes.governor, next.state);
-      else put(scopes.governor, next.state, request.nowMs);
+      if (!keptHeldGrant(request, next.result)) put(scopes.governor, next.state, request.nowMs);
       return { result: next.result, nowMs: request.nowMs };
     },
     observeNow(scope: string, observation: Observation): void {
       const after = observeInPlace(stateOf(scope, observation.nowMs), observation, governorOptions);
       options.onEvent?.({ kind: "observe", scope, observation, state: after });
       put(scope, after, observation.nowMs);
-    },
-    stateNow(scope: string): Readonly<GovernorState> | undefined {
-      return states.get(scope);
     },
     async claim(scopes, request) {
       return store.claimNow(scopes, request);

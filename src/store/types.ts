@@ -75,8 +75,6 @@ export interface GovernorStore {
    */
   claimNow?(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
   observeNow?(scope: string, observation: Observation): void;
-  /** A scope's state as it stands, for stores whose state is in this process (not to be changed; undefined: nothing kept). */
-  stateNow?(scope: string): Readonly<GovernorState> | undefined;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
   release(scope: string, seq: number): Promise<void>;
   /** Set-if-later: no start in this scope before untilMs. */

@@ -11,7 +11,6 @@ import { createCrossFlowStore, createMemoryStore, STATE_KEY, type ParkedItem } f
 import { createStepStore } from "../../src/store/fallback";
 import { createRedisStore } from "../../src/store/redis/store";
 import { REDIS_AVAILABLE } from "../helpers/redis";
-import { isSettled } from "./fake-clock";
 
 const T0 = Date.parse("2026-03-02T10:00:00.000Z");
 const parked = (id: string, notBeforeMs: number, extra: Record<string, unknown> = {}): ParkedItem => ({ item: { id, url: `/contacts/${id}`, ...extra }, notBeforeMs, reason: "429: quota spent." });
@@ -91,29 +90,6 @@ describe.skipIf(!REDIS_AVAILABLE)("the Redis store", () => {
     } finally {
       await byDefault.close();
       await quicker.close();
-    }
-  });
-
-  it("does not wake this process's waiters for a claim that found no start, and does for a start granted", async () => {
-    // A clock whose sleeps end only when aborted: a waiter here resolves only when woken.
-    const clock = { nowMs: () => Date.now(), sleep: (_ms: number, signal?: AbortSignal) => new Promise<void>((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted")), { once: true })) };
-    const redis = fresh({ clock });
-    try {
-      const nowMs = Date.now();
-      const probe = await redis.claim({ governor: "api", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
-      expect(probe.result.kind).toBe("go");
-      const waiting = redis.changed("api", 60_000);
-      const held = await redis.claim({ governor: "api", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
-      expect(held.result.kind).toBe("wait");
-      expect(await isSettled(waiting)).toBe(false);
-      const other = await redis.claim({ governor: "other", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
-      expect(other.result.kind).toBe("go");
-      expect(await isSettled(waiting)).toBe(false);
-      if (probe.result.kind !== "go") return;
-      await redis.observe("api", { seq: probe.result.seq, sentAtMs: nowMs, nowMs: nowMs + 5, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: null, reason: "200" });
-      expect(await isSettled(waiting)).toBe(true);
-    } finally {
-      await redis.close();
     }
   });
 

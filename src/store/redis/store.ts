@@ -147,11 +147,7 @@ class RedisGovernorStore implements RedisStore {
     const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);
     const answer = JSON.parse(text) as StoreClaim;
     if (!this.options.nowForTest) this.connection.learnOffset(answer.nowMs, sentMs, this.clock.nowMs());
-    // A start granted, or a held one claimed again (it may have been given back), may matter to this
-    // process's other waiters. A claim that found none does not wake them: waiters on one in-flight
-    // cap woke each other, one Redis round trip each, until an answer came (the memory store's
-    // wakesOthers; here a lease dropped past its end is found by each waiter's own time to ask again).
-    if ((answer.result.kind === "go" || request.holding !== undefined) && !keptHeldGrant(request, answer.result)) this.waiters.notify(scopes.governor);
+    if (!keptHeldGrant(request, answer.result)) this.waiters.notify(scopes.governor);
     return { result: answer.result, nowMs: answer.nowMs };
   }
 
