@@ -34,20 +34,28 @@ export interface IdealInput {
   lastBatchJobs?: number;
   /** Calls the run's faults added (a 503, a dropped GET: each spent a unit and its job goes again); 0 when absent. serverMinimumMs counts them. */
   faultCalls?: number;
+  /**
+   * Worker time the run's slow answers held beyond the usual answer time (each slow answer's delay,
+   * or the client's timeout where that is shorter); 0 when absent. No client answers faster than
+   * the server: the workers carry this time as well as one answer per call.
+   */
+  slowAnswerMs?: number;
 }
 
 /**
  * The least makespan any client could reach: the server's own minimum for the jobs it will accept
  * (and for the calls the run's faults added), plus the answer times the workers need for the jobs
  * it admits only then (a fixed window's last share of 100 jobs takes one worker 100 answers, not
- * one), and never less than the workers could carry one call per job and per fault.
+ * one), and never less than the workers could carry one call per job and per fault, and the
+ * slow answers' extra time.
  */
 export function idealMs(input: IdealInput): number {
   const jobs = Math.min(input.jobs, input.admissibleJobs);
   if (jobs <= 0) return 0;
   const calls = jobs + Math.max(0, input.faultCalls ?? 0);
   const lanes = Math.max(1, Math.min(input.workers, input.maxInFlight));
-  const workerBoundMs = Math.ceil(calls / lanes) * input.latencyMs;
+  const slowAnswerMs = Math.max(0, input.slowAnswerMs ?? 0);
+  const workerBoundMs = Math.max(Math.ceil(calls / lanes) * input.latencyMs, (calls * input.latencyMs + slowAnswerMs) / lanes);
   const lastBatch = Math.max(1, Math.min(calls, input.lastBatchJobs ?? 1));
   return Math.max(input.serverMinimumMs + Math.ceil(lastBatch / lanes) * input.latencyMs, workerBoundMs);
 }

@@ -25,6 +25,19 @@ function unitsSpentOnFaults(api: ThrottledApi): number {
   return units;
 }
 
+/**
+ * The worker time the run's slow answers held beyond the usual answer time: each one's delay, or the
+ * client's per-attempt timeout where that is shorter (a client that cuts one waits no longer).
+ */
+function slowAnswerMs(scenario: Scenario, api: ThrottledApi): number {
+  const { slowMs } = scenario.server.faults;
+  const timeoutMs = scenario.workload.requestTimeoutMs;
+  const perSlowMs = timeoutMs > 0 ? Math.min(slowMs, timeoutMs) : slowMs;
+  let count = 0;
+  for (const r of api.records) if (r.fault === "slow") count += 1;
+  return count * perSlowMs;
+}
+
 function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jobs: JobRecord[], wallMs: number, error: string | null): StrategyRun {
   const { server, workload } = scenario;
   const count = (o: string): number => jobs.filter((j) => j.outcome === o).length;
@@ -42,6 +55,7 @@ function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jo
     lastBatchJobs: api.lastBatch(calls),
     maxInFlight: server.limiter === "concurrency" ? server.limit : Number.POSITIVE_INFINITY,
     faultCalls,
+    slowAnswerMs: slowAnswerMs(scenario, api),
   });
   const makespan = jobs.reduce((m, j) => Math.max(m, j.endAtMs - api.originMs), 0);
   const missing = workload.jobs - jobs.length;

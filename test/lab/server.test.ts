@@ -85,6 +85,26 @@ describe("metrics", () => {
     expect(run.result.idealMs).toBeGreaterThanOrEqual(9000);
     expect(run.result.makespanMs).toBeGreaterThanOrEqual(run.result.idealMs);
   });
+
+  it("the workers' bound carries the slow answers' extra time: 12 answers 800 ms late on 3 workers add 3.2 s", () => {
+    expect(idealMs({ jobs: 120, workers: 3, latencyMs: 60, admissibleJobs: 120, serverMinimumMs: 0, maxInFlight: 7, slowAnswerMs: 12 * 800 })).toBe(5600);
+    expect(idealMs({ jobs: 120, workers: 3, latencyMs: 60, admissibleJobs: 120, serverMinimumMs: 0, maxInFlight: 7 })).toBe(2400);
+  });
+
+  it("a run's ideal counts its slow answers, cut at the client's timeout: no strategy finishes under it", async () => {
+    const base = { name: "slow", server: { limiter: "concurrency", limit: 7, latencyMs: 60, faults: { slowShare: 0.1, slowMs: 800 } }, clock: "virtual", seed: 405 };
+    const waited = await runStrategy(parseScenario({ ...base, workload: { jobs: 120, workers: 3 } }, STRATEGY_NAMES), strategyByName("naive")!);
+    const slow = waited.requests.filter((r) => r.fault === "slow").length;
+    expect(slow).toBeGreaterThan(0);
+    expect(waited.result.idealMs).toBe(Math.round((120 * 60 + slow * 800) / 3));
+    expect(waited.result.makespanMs).toBeGreaterThanOrEqual(waited.result.idealMs);
+    // With a 300 ms timeout a slow answer holds its worker 300 ms at most (then the job goes again).
+    const cut = await runStrategy(parseScenario({ ...base, workload: { jobs: 120, workers: 3, requestTimeoutMs: 300 } }, STRATEGY_NAMES), strategyByName("ours")!);
+    const cutSlow = cut.requests.filter((r) => r.fault === "slow").length;
+    expect(cut.result.idealMs).toBeGreaterThanOrEqual(Math.round((120 * 60 + cutSlow * 300) / 3));
+    expect(cut.result.idealMs).toBeLessThan(Math.round((120 * 60 + cutSlow * 800) / 3));
+    expect(cut.result.makespanMs).toBeGreaterThanOrEqual(cut.result.idealMs);
+  });
 });
 
 describe("scenario files", () => {
