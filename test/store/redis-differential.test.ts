@@ -17,6 +17,7 @@ import { clampTime, claim, emptyState, holdUntil, observe, type ClaimRequest, ty
 import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createMemoryStore, type MemoryStore, type StoreClaim } from "../../src/store";
 import { MAX_IN_FLIGHT } from "../../src/engine/governor/state";
+import { WINDOW_TRIAL_WHY } from "../../src/engine/governor/model";
 import { createRedisStore, type RedisStore } from "../../src/store/redis/store";
 import { shown } from "../engine/governor/helpers";
 import { concurrencyLimit } from "../engine/governor/sim";
@@ -807,6 +808,54 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
     expect(sources).toEqual(["assumed", "outlasted", "inferred"]);
     expect(whys).toContain("wait: assumed window");
+  });
+
+  it("agrees on trials of a window learned as an upper bound: the first start of the next window alone at the middle of the bounds, its throttle raising the floor, its success moving the window's units earlier", async () => {
+    const both = new SideBySide(raw, server.url, "trial:", T0);
+    const scope = "api|trial";
+    const whys: string[] = [];
+    const floors: number[] = [];
+    const floor = (): void => void floors.push(both.memory.snapshot().get(scope)!.windowFloorMs);
+    const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
+    /** A claim at nowMs that must be granted; the clock moves to its start. */
+    const startNext = async (): Promise<{ seq: number; atMs: number }> => {
+      const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      if (result.kind !== "go") throw new Error(`expected a go, got ${result.kind}: ${result.why}`);
+      whys.push(result.why);
+      both.nowMs = Math.max(both.nowMs, result.atMs);
+      return { seq: result.seq, atMs: result.atMs };
+    };
+    try {
+      for (let i = 0; i < 5; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      const sixth = await startNext();
+      both.nowMs += 20;
+      await both.observe(scope, noWait(sixth.seq, sixth.atMs));
+      both.nowMs = T0 + 3000;
+      const probe = await startNext();
+      both.nowMs += 20;
+      await both.observe(scope, noWait(probe.seq, probe.atMs));
+      floor();
+      both.nowMs = T0 + 5000;
+      const window: Array<{ seq: number; atMs: number }> = [];
+      for (let i = 0; i < 5; i++) window.push(await startNext());
+      both.nowMs += 20;
+      for (const g of window) await both.observe(scope, answer(g.seq, g.atMs, "ok", null));
+      const trial = await startNext();
+      expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "wait" });
+      both.nowMs += 20;
+      await both.observe(scope, noWait(trial.seq, trial.atMs));
+      floor();
+      const second = await startNext();
+      both.nowMs += 20;
+      await both.observe(scope, answer(second.seq, second.atMs, "ok", null));
+      for (let i = 0; i < 4; i++) await startNext();
+      // Both trials answered: none is out.
+      expect(both.memory.snapshot().get(scope)!.trialSeq).toBe(0);
+    } finally {
+      await both.close();
+    }
+    expect(whys.filter((why) => why === WINDOW_TRIAL_WHY)).toHaveLength(2);
+    expect(floors[1]).toBeGreaterThan(floors[0]!);
   });
 
   it("agrees where a bucket's documented rate is shortened by its own count, where a later lesson's units are counted from the first success after the last, where what was admitted since the last lesson is a bucket's rate, and where a bucket's refill measured over two of its windows is (a window's, or one within two windows, is cut)", async () => {

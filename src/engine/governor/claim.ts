@@ -29,6 +29,8 @@ export function isCold(state: GovernorState): boolean {
 export function prune(state: GovernorState, nowMs: number): void {
   if (state.inFlight.some(([, untilMs]) => untilMs <= nowMs)) state.inFlight = state.inFlight.filter(([, untilMs]) => untilMs > nowMs);
   if (state.probe && state.probe.untilMs <= nowMs) state.probe = null;
+  // A trial whose lease ran out unanswered tried nothing: the next window may try again.
+  if (state.trialSeq !== 0 && !state.inFlight.some(([seq]) => seq === state.trialSeq)) state.trialSeq = 0;
   const anchor = state.anchor;
   let firstKept: number;
   if (!anchor && state.limit === null) {
@@ -107,7 +109,7 @@ function startsRevisable(state: GovernorState): boolean {
   return state.refill === "fixed" && limit !== null && windowKindUntold(state, anchor, limit);
 }
 
-function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): ClaimResult {
+function grant(state: GovernorState, atMs: number, units: number, probe: boolean, why: string, options: GovernorOptions): Extract<ClaimResult, { kind: "go" }> {
   const seq = state.seq + 1;
   const startMs = clampTime(atMs);
   state.seq = seq;
@@ -334,7 +336,9 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   const beyond = beyondNextWindow(state, nowMs, earliest.atMs, waitedMs);
   if (beyond) return { state, result: beyond };
   const probe = "probeWanted" in earliest;
-  return { state, result: grant(state, earliest.atMs, units, probe, earliest.why, options) };
+  const result = grant(state, earliest.atMs, units, probe, earliest.why, options);
+  if (probe && earliest.trial === true) state.trialSeq = result.seq;
+  return { state, result };
 }
 
 /** Cancels a granted claim that will not be sent (its caller deferred or was aborted before sending). */
@@ -346,6 +350,7 @@ function releaseInPlace(state: GovernorState, seq: number): GovernorState {
   state.slots = state.slots.filter(([, s]) => s !== seq);
   state.inFlight = state.inFlight.filter(([s]) => s !== seq);
   if (state.probe?.seq === seq) state.probe = null;
+  if (state.trialSeq === seq) state.trialSeq = 0;
   state.lastGrantMs = state.slots.reduce((latest, [atMs]) => Math.max(latest, atMs), 0);
   return state;
 }

@@ -18,7 +18,7 @@ import type { Anchor, GovernorState } from "./types";
 
 export type Earliest =
   | { atMs: number; probe: boolean; why: string }
-  | { probeWanted: true; atMs: number; why: string }
+  | { probeWanted: true; atMs: number; why: string; trial?: true }
   /** Not now, but answers due within a round trip may show the units free: ask again then instead of taking atMs. */
   | { answersDue: true; atMs: number; why: string };
 
@@ -314,6 +314,44 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
   }
   if (anchor) return afterReset(state, { ...anchor, resetAtMs }, fromMs, units);
   if (limit !== null && windowMs !== null && state.refill === "bucket") return { atMs: fromLearnedBucket(state, fromMs, limit, windowMs), probe: false, why: "learned rate: one unit at a time" };
-  if (limit !== null && windowMs !== null) return { atMs: fromOwnLog(state, fromMs, units, limit, windowMs), probe: false, why: "own log: learned limit per window" };
+  if (limit !== null && windowMs !== null) {
+    const atMs = fromOwnLog(state, fromMs, units, limit, windowMs);
+    const trialAtMs = windowTrialAtMs(state, fromMs, units, limit, windowMs, atMs);
+    if (trialAtMs !== null) return { probeWanted: true, trial: true, atMs: trialAtMs, why: WINDOW_TRIAL_WHY };
+    return { atMs, probe: false, why: "own log: learned limit per window" };
+  }
   return { atMs: fromMs, probe: false, why: "no budget known: slow start" };
+}
+
+export const WINDOW_TRIAL_WHY = "a window learned from throttles alone may be shorter: one request tries the next window early, the others wait for its answer";
+
+/** A trial must gain at least this many round trips (the others wait one for its answer). */
+const WINDOW_TRIAL_MIN_GAIN_RTTS = 2;
+/** Trials only where our log holds each unit as its own slot (older ones are merged, their times rounded later). */
+const WINDOW_TRIAL_MAX_LIMIT = 128;
+
+/**
+ * A window learned from throttles alone (nothing shown, no wait told) is known only between two
+ * bounds: a throttle proved it longer than the time from the episode's first unit to its send
+ * (windowFloorMs), and the first success after them shorter than to its send (windowMs, which the
+ * own log paces by). The probes between them are spaced a quarter of the time measured, so the
+ * window is taken up to a quarter too long, for good: Stripe's silence over a fixed 100 per 10 s was
+ * paced at about 12 s (1.20 x ideal). So when the log is full, the first start of the next window
+ * is tried at the middle of the two bounds, alone, as a probe: its success starts the window there
+ * (the window's units are taken to leave as soon as the success proved, observe.ts
+ * windowTrialAnswered), its throttle raises the floor, and the others go at the upper bound as
+ * before. A sliding log's success proves the window no longer than the trial's distance from the
+ * window's first unit; a fixed window's proves its reset came by then; a throttle proves the window
+ * longer in both. The bounds close by halves, at one throttle per failed trial, as a search would.
+ * Returns the trial's start, or null where no trial is due.
+ */
+function windowTrialAtMs(state: GovernorState, fromMs: number, units: number, limit: number, windowMs: number, regularAtMs: number): number | null {
+  const floorMs = state.windowFloorMs;
+  if (floorMs <= 0 || floorMs >= windowMs || state.windowSource !== "inferred" || state.refill !== "window" || state.trialSeq !== 0 || limit > WINDOW_TRIAL_MAX_LIMIT) return null;
+  if (regularAtMs <= fromMs) return null;
+  const midMs = Math.ceil((floorMs + windowMs) / 2);
+  const gainMs = windowMs - midMs;
+  if (gainMs <= WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state)) return null;
+  const trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs);
+  return trialAtMs <= regularAtMs - gainMs / 2 ? trialAtMs : null;
 }

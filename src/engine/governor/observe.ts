@@ -512,8 +512,47 @@ function windowOutlastsLesson(state: GovernorState, observation: Observation, re
   const outlastedMs = observation.sentAtMs - episodeStartMs;
   state.windowMs = Math.min(MAX_FIGURE, Math.max(windowMs, outlastedMs));
   state.windowSource = "outlasted";
+  // Proven: the window's first unit was still counted at this send (model.ts windowTrialAtMs).
+  state.windowFloorMs = Math.min(MAX_FIGURE, Math.max(state.windowFloorMs, outlastedMs));
   state.notBeforeMs = clampTime(Math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING));
   return true;
+}
+
+/**
+ * The answer to a trial of a shorter window (model.ts windowTrialAtMs), measured from the first
+ * unit our log holds of the window before it. A throttle proves the window longer than that
+ * distance: the floor rises, nothing else is learned (returns true: the answer is taken). A
+ * success proves that window's units gone by the trial's send (a sliding log's first unit left, so
+ * each later one leaves as long after its own start; a fixed window reset): they are moved earlier
+ * in the log by what the trial saved, so the others go now and the window starts at the trial.
+ * The window learned stays the upper bound: a fixed window's reset may have come sooner after that
+ * first unit than its length (the unit came late in its window). Returns false for a success, and
+ * for an answer that is no trial's (the window no longer learned so, or the trial went at or after
+ * the window's end).
+ */
+function windowTrialAnswered(state: GovernorState, observation: Observation): boolean {
+  const windowMs = state.windowMs;
+  if (windowMs === null || state.anchor !== null || state.windowSource !== "inferred" || state.refill !== "window") return false;
+  if (observation.kind !== "ok" && observation.kind !== "throttled") return false;
+  const sentAtMs = clampTime(observation.sentAtMs);
+  let firstMs: number | null = null;
+  for (const [atMs, seq] of state.slots) {
+    if (seq !== observation.seq && atMs < sentAtMs && atMs > sentAtMs - windowMs) {
+      firstMs = atMs;
+      break;
+    }
+  }
+  if (firstMs === null) return false;
+  const distanceMs = sentAtMs - firstMs;
+  if (observation.kind === "throttled") {
+    state.windowFloorMs = Math.max(state.windowFloorMs, distanceMs);
+    // A rejected request was not counted: it leaves our log.
+    state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
+    return true;
+  }
+  const savedMs = windowMs - distanceMs;
+  for (const slot of state.slots) if (slot[0] < sentAtMs && slot[1] !== observation.seq) slot[0] = Math.max(0, slot[0] - savedMs);
+  return false;
 }
 
 /**
@@ -553,7 +592,12 @@ function relearn(state: GovernorState, limit: number, admitted: number, resetAtM
       return;
     }
   }
-  state.limit = Math.max(state.unitsPerRequest, Math.floor(limit * DECREASE));
+  const cutLimit = Math.max(state.unitsPerRequest, Math.floor(limit * DECREASE));
+  // A limit already down to one request's units cannot be cut: the window is lengthened instead, so
+  // the rate is cut by the same share. Kept, a token bucket of 15 per 60 s behind Stripe's silence
+  // learned as one per 993 ms was throttled at three of every four starts for the rest of the run.
+  if (cutLimit >= limit && windowMs !== null) state.windowMs = Math.min(MAX_FIGURE, Math.max(windowMs + 1, Math.round(windowMs / DECREASE)));
+  state.limit = cutLimit;
 }
 
 /**
@@ -817,6 +861,14 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   // Only the probe's own answer tells what it was sent to learn (its lease frees the others if it never comes).
   const answersProbe = state.probe?.seq === observation.seq;
   if (answersProbe) state.probe = null;
+  const answersTrial = state.trialSeq !== 0 && state.trialSeq === observation.seq;
+  if (answersTrial) state.trialSeq = 0;
+  if (answersTrial && observation.budget === null && windowTrialAnswered(state, observation)) {
+    // A failed trial is no lesson: the window is as learned, only proven longer than the trial's distance.
+    if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);
+    prune(state, nowMs);
+    return state;
+  }
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
   if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0)) {
     applyShape(state, observation.budget);

@@ -80,6 +80,8 @@ export function emptyState(nowMs: number): GovernorState {
     pacedCleanUnits: 0,
     estimateProbeFailed: false,
     lastAnsweredAtMs: 0,
+    windowFloorMs: 0,
+    trialSeq: 0,
     updatedAtMs: clampTime(nowMs),
   };
 }
@@ -224,6 +226,9 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     pacedCleanUnits: isUnits(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
     estimateProbeFailed: v.estimateProbeFailed === true,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
+    // A state written before windows were tried shorter (or with figures out of range): no floor, no trial out.
+    windowFloorMs: isPositive(v.windowFloorMs) ? Math.round(v.windowFloorMs) : 0,
+    trialSeq: isSmallCount(v.trialSeq) ? v.trialSeq : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };
   return { state };

@@ -156,6 +156,13 @@ export interface GovernorState {
   estimateProbeFailed: boolean;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
+  /**
+   * A window learned from throttles alone, as an upper bound (the first success after throttles
+   * that found it longer): the most a throttle has proven it is longer than (0: none), and the claim
+   * sent to try a shorter one (0: none out). See windowTrial in model.ts.
+   */
+  windowFloorMs: number;
+  trialSeq: number;
   updatedAtMs: number;
 }
 

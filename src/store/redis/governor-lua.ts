@@ -205,6 +205,10 @@ local function readState(v)
   if isPositive(v.probedFromWindowMs) then probedFromWindowMs = jsRound(v.probedFromWindowMs) end
   if isUnits(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
   local estimateProbeFailed = v.estimateProbeFailed == true
+  -- state.ts: a state written before windows were tried shorter has no floor and no trial out.
+  local windowFloorMs, trialSeq = 0, 0
+  if isPositive(v.windowFloorMs) then windowFloorMs = jsRound(v.windowFloorMs) end
+  if isSmallCount(v.trialSeq) then trialSeq = v.trialSeq end
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
@@ -216,7 +220,8 @@ local function readState(v)
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess,
-    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed, updatedAtMs = jsRound(v.updatedAtMs),
+    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed,
+    windowFloorMs = windowFloorMs, trialSeq = trialSeq, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -236,7 +241,8 @@ local function emptyState(nowMs)
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
-    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false, updatedAtMs = clampTime(nowMs),
+    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false,
+    windowFloorMs = 0, trialSeq = 0, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -288,7 +294,8 @@ local function encodeState(s)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"lessonSeq":' .. num(s.lessonSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess)
-    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed)
+    .. ',"windowFloorMs":' .. num(s.windowFloorMs) .. ',"trialSeq":' .. num(s.trialSeq) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -522,6 +529,23 @@ local function answersMayFree(state, anchor, fromMs, units)
   return answering > 0 and afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + math.min(answering, anchor.lateUnits)) >= units
 end
 
+-- model.ts windowTrialAtMs: a window learned from throttles alone, tried at the middle of its bounds.
+local WINDOW_TRIAL_WHY = "a window learned from throttles alone may be shorter: one request tries the next window early, the others wait for its answer"
+local WINDOW_TRIAL_MIN_GAIN_RTTS = 2
+local WINDOW_TRIAL_MAX_LIMIT = 128
+
+local function windowTrialAtMs(state, fromMs, units, limit, windowMs, regularAtMs)
+  local floorMs = state.windowFloorMs
+  if floorMs <= 0 or floorMs >= windowMs or state.windowSource ~= "inferred" or state.refill ~= "window" or state.trialSeq ~= 0 or limit > WINDOW_TRIAL_MAX_LIMIT then return nil end
+  if regularAtMs <= fromMs then return nil end
+  local midMs = math.ceil((floorMs + windowMs) / 2)
+  local gainMs = windowMs - midMs
+  if gainMs <= WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state) then return nil end
+  local trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs)
+  if trialAtMs <= regularAtMs - gainMs / 2 then return trialAtMs end
+  return nil
+end
+
 local function earliestStart(state, fromMs, units, draw)
   local anchor = state.anchor
   local limit = state.limit
@@ -555,7 +579,12 @@ local function earliestStart(state, fromMs, units, draw)
   end
   if anchor then return afterReset(state, withReset(anchor, resetAtMs), fromMs, units) end
   if limit ~= nil and windowMs ~= nil and state.refill == "bucket" then return { atMs = fromLearnedBucket(state, fromMs, limit, windowMs), why = "learned rate: one unit at a time" } end
-  if limit ~= nil and windowMs ~= nil then return { atMs = fromOwnLog(state, fromMs, units, limit, windowMs), why = "own log: learned limit per window" } end
+  if limit ~= nil and windowMs ~= nil then
+    local atMs = fromOwnLog(state, fromMs, units, limit, windowMs)
+    local trialAtMs = windowTrialAtMs(state, fromMs, units, limit, windowMs, atMs)
+    if trialAtMs ~= nil then return { probeWanted = true, trial = true, atMs = trialAtMs, why = WINDOW_TRIAL_WHY } end
+    return { atMs = atMs, why = "own log: learned limit per window" }
+  end
   return { atMs = fromMs, why = "no budget known: slow start" }
 end
 `;
@@ -601,6 +630,14 @@ local function pruneLeases(state, nowMs)
   end
   if expired then state.inFlight = filterSlots(state.inFlight, function(f) return f[2] > nowMs end) end
   if state.probe and state.probe.untilMs <= nowMs then state.probe = nil end
+  -- claim.ts prune: a trial whose lease ran out unanswered tried nothing.
+  if state.trialSeq ~= 0 then
+    local out = false
+    for _, f in ipairs(state.inFlight) do
+      if f[1] == state.trialSeq then out = true; break end
+    end
+    if not out then state.trialSeq = 0 end
+  end
 end
 
 local function prune(state, nowMs)
@@ -813,13 +850,16 @@ local function claimInPlace(state, request, options)
   if isPositive(request.waitedMs) then waitedMs = request.waitedMs end
   local beyond = beyondNextWindow(state, nowMs, earliest.atMs, waitedMs)
   if beyond then return beyond end
-  return grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
+  local result = grant(state, earliest.atMs, units, earliest.probeWanted == true, earliest.why, options)
+  if earliest.probeWanted == true and earliest.trial == true then state.trialSeq = result.seq end
+  return result
 end
 
 local function release(state, seq)
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= seq end)
   state.inFlight = filterSlots(state.inFlight, function(f) return f[1] ~= seq end)
   if state.probe and state.probe.seq == seq then state.probe = nil end
+  if state.trialSeq == seq then state.trialSeq = 0 end
   local latest = 0
   for _, s in ipairs(state.slots) do latest = math.max(latest, s[1]) end
   state.lastGrantMs = latest
@@ -1425,7 +1465,10 @@ local function relearn(state, limit, admitted, resetAtMs, episodeStartMs, observ
       return
     end
   end
-  state.limit = math.max(state.unitsPerRequest, math.floor(limit * DECREASE))
+  local cutLimit = math.max(state.unitsPerRequest, math.floor(limit * DECREASE))
+  -- observe.ts: a limit already down to one request's units is not cut; the window is lengthened.
+  if cutLimit >= limit and windowMs ~= nil then state.windowMs = math.min(MAX_FIGURE, math.max(windowMs + 1, jsRound(windowMs / DECREASE))) end
+  state.limit = cutLimit
 end
 
 -- observe.ts windowFromWaitMs: a wait rounded up to whole seconds bounds the window; the shortest whole seconds it allows.
@@ -1452,6 +1495,7 @@ local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartM
   local outlastedMs = observation.sentAtMs - episodeStartMs
   state.windowMs = math.min(MAX_FIGURE, math.max(windowMs, outlastedMs))
   state.windowSource = "outlasted"
+  state.windowFloorMs = math.min(MAX_FIGURE, math.max(state.windowFloorMs, outlastedMs))
   state.notBeforeMs = clampTime(math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING))
   return true
 end
@@ -1697,6 +1741,34 @@ local function applyOk(state, observation, units, inFlightBefore, options)
   state.okInWindow = state.okInWindow + units
 end
 
+-- observe.ts windowTrialAnswered: a trial's throttle raises the floor (and is taken: true); its
+-- success moves the window's units earlier by what it saved (false: the answer goes on as any other).
+local function windowTrialAnswered(state, observation)
+  local windowMs = state.windowMs
+  if windowMs == nil or state.anchor ~= nil or state.windowSource ~= "inferred" or state.refill ~= "window" then return false end
+  if observation.kind ~= "ok" and observation.kind ~= "throttled" then return false end
+  local sentAtMs = clampTime(observation.sentAtMs)
+  local firstMs = nil
+  for _, s in ipairs(state.slots) do
+    if s[2] ~= observation.seq and s[1] < sentAtMs and s[1] > sentAtMs - windowMs then
+      firstMs = s[1]
+      break
+    end
+  end
+  if firstMs == nil then return false end
+  local distanceMs = sentAtMs - firstMs
+  if observation.kind == "throttled" then
+    state.windowFloorMs = math.max(state.windowFloorMs, distanceMs)
+    state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
+    return true
+  end
+  local savedMs = windowMs - distanceMs
+  for _, s in ipairs(state.slots) do
+    if s[1] < sentAtMs and s[2] ~= observation.seq then s[1] = math.max(0, s[1] - savedMs) end
+  end
+  return false
+end
+
 local function observeInPlace(state, given, options)
   local observation = checked(given, state)
   local nowMs = observation.nowMs
@@ -1726,6 +1798,13 @@ local function observeInPlace(state, given, options)
   end
   local answersProbe = state.probe ~= nil and state.probe.seq == observation.seq
   if answersProbe then state.probe = nil end
+  local answersTrial = state.trialSeq ~= 0 and state.trialSeq == observation.seq
+  if answersTrial then state.trialSeq = 0 end
+  if answersTrial and observation.budget == nil and windowTrialAnswered(state, observation) then
+    if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end
+    prune(state, nowMs)
+    return
+  end
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
   if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant) then
     applyShape(state, observation.budget)

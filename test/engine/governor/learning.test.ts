@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { fixedWindow, mostInAnyWindow, simulate, slidingLog, type SimRun } from "./sim";
 import { bucketFromTwoLessons, Scope, successes, T0, type Go } from "./helpers";
+import { WINDOW_TRIAL_WHY } from "../../../src/engine/governor/model";
+import { emptyState } from "../../../src/engine/governor/state";
 
 /** Six windows' worth of requests arriving at once at a server that shows nothing (a throttle may say its wait). */
 function sixWindowsAtOnce(server: string, limit: number, windowMs: number, rttMs: number, throttleSaysWait: boolean): SimRun {
@@ -355,7 +357,58 @@ describe("learning without budget headers or a wait: the window, from throttles 
     // they could land twice past it; these four happened to stay within a fifth.)
     expect(run.state.windowMs).toBeLessThanOrEqual(windowMs * 1.25);
     const found = run.grants.findIndex((g, i) => i > 0 && g.admitted && g.seq > run.firstLimitAtSeq! && run.grants.slice(0, i).some((h) => !h.admitted && h.seq > run.firstLimitAtSeq!));
-    expect(run.grants.slice(found).filter((g) => !g.admitted)).toEqual([]);
+    // Only trials of a shorter window are throttled after that, one at a time (model.ts windowTrialAtMs).
+    const throttledAfter = run.grants.slice(found).filter((g) => !g.admitted);
+    expect(throttledAfter.filter((g) => g.why !== WINDOW_TRIAL_WHY)).toEqual([]);
+    expect(throttledAfter.length).toBeLessThanOrEqual(2);
     expect(run.unfinished).toBe(0);
+  });
+
+  it("a window learned as an upper bound is tried shorter: the next window's first start goes alone at the middle of the bounds; its throttle raises the floor, its success starts the window there", () => {
+    const scope = new Scope();
+    // A lesson of 5 at T0, then probes that find the window longer, and a first success at 5 s.
+    const sent = successes(scope, 5, 20);
+    const sixth = scope.go(sent[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    const probe = scope.go(T0 + 3000);
+    scope.throttle(probe, probe.atMs + 20, null, { waitMs: 500 });
+    expect(scope.state.windowFloorMs).toBe(probe.atMs - T0);
+    const first = scope.go(T0 + 5000);
+    scope.answer(first, first.atMs + 20);
+    expect(scope.state).toMatchObject({ windowMs: 5000, windowSource: "inferred", windowFloorMs: 3000 });
+    const window = [first, ...Array.from({ length: 4 }, () => scope.go(first.atMs + 20))];
+    for (const g of window) scope.answer(g, g.atMs + 20);
+    // The log is full until 10 s; the trial goes at the middle of 3 and 5 s after the window's first unit.
+    const trial = scope.go(first.atMs + 100);
+    expect(trial).toMatchObject({ atMs: first.atMs + 4000, probe: true, why: WINDOW_TRIAL_WHY });
+    expect(scope.claim(first.atMs + 100)).toMatchObject({ kind: "wait" });
+    // Throttled: the window is longer than 4 s; the next trial is at the middle of 4 and 5 s.
+    scope.throttle(trial, trial.atMs + 20, null, { waitMs: 500 });
+    expect(scope.state).toMatchObject({ windowMs: 5000, windowFloorMs: 4000, limit: 5, windowSource: "inferred" });
+    const second = scope.go(trial.atMs + 20);
+    expect(second).toMatchObject({ atMs: first.atMs + 4500, probe: true, why: WINDOW_TRIAL_WHY });
+    // Admitted: the window's units are taken to have left by then, and the rest go at once.
+    scope.answer(second, second.atMs + 20);
+    const rest = Array.from({ length: 4 }, () => scope.go(second.atMs + 20));
+    expect(rest.map((g) => g.atMs)).toEqual(Array(4).fill(second.atMs + 20));
+    // A sixth waits: the limit stands (5 in the window that began with the trial).
+    expect(scope.go(second.atMs + 20).atMs).toBeGreaterThan(second.atMs + 4000);
+  });
+
+  it("a throttle on a rate whose limit is one request's units already lengthens its window instead (the rate is cut by the same fifth)", () => {
+    const scope = new Scope(T0, {}, { ...emptyState(T0), limit: 1, windowMs: 993, windowSource: "inferred", refill: "bucket", learnedAtSeq: 1, lessonSentAtMs: T0, lessonSeq: 1, seq: 1 });
+    const next = scope.go(T0 + 1000);
+    scope.throttle(next, next.atMs + 20, 500);
+    expect(scope.state).toMatchObject({ limit: 1, windowMs: Math.round(993 / 0.8), refill: "bucket" });
+  });
+
+  it("no trial where the server told the wait (the window is read from it), nor where the gain is under two round trips", () => {
+    const told = new Scope();
+    const sent = successes(told, 5, 20);
+    const sixth = told.go(sent[4]!.atMs + 20);
+    told.throttle(sixth, sixth.atMs + 20, 900);
+    expect(told.state.windowFloorMs).toBe(0);
+    const narrow = sixWindowsAtOnce("fixed", 10, 1000, 300, false);
+    expect(narrow.grants.filter((g) => g.why === WINDOW_TRIAL_WHY)).toEqual([]);
   });
 });

@@ -132,7 +132,7 @@ export interface SimRun {
   /** Requests that never got a start (the run hit its event bound). */
   unfinished: number;
   /** Every granted start with the server's verdict, in grant order. */
-  grants: Array<{ seq: number; atMs: number; admitted: boolean }>;
+  grants: Array<{ seq: number; atMs: number; admitted: boolean; why: string }>;
   /** The last seq granted when the governor first knew a limit (null: it never did). */
   firstLimitAtSeq: number | null;
   state: GovernorState;
@@ -197,7 +197,7 @@ export function simulate(options: SimOptions): SimRun {
       if (result.atMs < floorMs) run.earlyGrants += 1;
       run.startsMs.push(result.atMs);
       const admission = options.server.admit(result.atMs);
-      run.grants.push({ seq: result.seq, atMs: result.atMs, admitted: admission.admitted });
+      run.grants.push({ seq: result.seq, atMs: result.atMs, admitted: admission.admitted, why: result.why });
       if (admission.admitted) run.admitted += 1;
       else run.throttled += 1;
       events.push({ atMs: result.atMs + options.rttMs, order: order++, kind: "answer", request: event.request, seq: result.seq, sentAtMs: result.atMs, admission });
