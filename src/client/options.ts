@@ -36,6 +36,20 @@ export interface ClientContext {
   serverClocks: Map<string, ServerClock>;
   /** The base URL parsed once (prepare.ts parseUrlBase), or null. */
   urlBase: UrlBase | null;
+  /** What a request's host (with its port) decides, found once per host (prepare.ts hostFacts). */
+  hosts: Map<string, HostFacts>;
+}
+
+/** What prepareRequest reads of a host, the same for every request to it from one client. */
+export interface HostFacts {
+  /** The dialect's id (the client's provider, or the one the hostname names). */
+  provider: string;
+  /** The hostname as dialects compare it (lower case, no trailing dot). */
+  hostname: string;
+  /** Whether the dialect splits the host's requests into scopes of their own (Dialect.requestScope). */
+  scopesRequests: boolean;
+  /** The base scope, once made (the same as ctx.baseScopes holds for provider and host). */
+  baseScope: string | undefined;
 }
 
 function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {
@@ -90,5 +104,6 @@ export function createContext(options: ThrottleClientOptions): ClientContext {
     baseScopes: new Map(),
     serverClocks: new Map(),
     urlBase: null,
+    hosts: new Map(),
   };
 }

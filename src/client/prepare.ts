@@ -5,10 +5,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { ResponseType } from "axios";
-import { normaliseHost, pickDialect, requestScopeFor, type ScopeParts } from "../engine";
+import { dialectById, normaliseHost, pickDialect, requestScopeFor, type ScopeParts } from "../engine";
 import { MAX_TIMER_MS } from "./clock";
 import { ThrottleInputError } from "./errors";
-import type { ClientContext } from "./options";
+import type { ClientContext, HostFacts } from "./options";
 import { createRedactor, isSensitiveHeaderName, secretsFromHeaders, type Redactor } from "./redact";
 import { fingerprint, scopeFor, scopeWithParts } from "./scope";
 import type { ThrottleRequest } from "./types";
@@ -154,7 +154,30 @@ function rememberBaseScope(ctx: ClientContext, url: UrlHost, provider: string, s
   // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
   if (ctx.baseScopes.size >= 256) ctx.baseScopes.clear();
   ctx.baseScopes.set(`${provider}\u0000${url.host}`, scope);
+  const facts = ctx.hosts.get(url.host);
+  if (facts && facts.provider === provider) facts.baseScope = scope;
   return scope;
+}
+
+/** No scope parts: the dialect does not split a host's requests. */
+const NO_PARTS: ScopeParts = Object.freeze({}) as ScopeParts;
+
+/**
+ * What the request's host decides (its dialect, its hostname as dialects compare it, whether the
+ * dialect splits requests into scopes, the base scope once known), found once per host: the same
+ * for every request to it from this client, and about 2 us of a loopback request found afresh
+ * (npm run bench:client).
+ */
+function hostFacts(ctx: ClientContext, url: RequestUrl): HostFacts {
+  const known = ctx.hosts.get(url.host);
+  if (known) return known;
+  const provider = providerOf(ctx, url);
+  const dialect = dialectById(provider);
+  const facts: HostFacts = { provider, hostname: normaliseHost(url.hostname), scopesRequests: dialect?.requestScope !== undefined, baseScope: knownBaseScope(ctx, url, provider) };
+  // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
+  if (ctx.hosts.size >= 256) ctx.hosts.clear();
+  ctx.hosts.set(url.host, facts);
+  return facts;
 }
 
 export function providerOf(ctx: ClientContext, url: UrlHost): string {
@@ -162,6 +185,8 @@ export function providerOf(ctx: ClientContext, url: UrlHost): string {
 }
 
 function checkMethod(req: ThrottleRequest, redactor: Redactor): string {
+  // Most callers give the method as the standard writes it.
+  if (typeof req.method === "string" && METHODS.has(req.method)) return req.method;
   const method = String(req.method ?? "").trim().toUpperCase();
   if (!METHODS.has(method)) throw new ThrottleInputError(`Invalid method "${redactor.text(String(req.method)).slice(0, 40)}". Use one of ${[...METHODS].join(", ")}.`);
   return method;
@@ -208,13 +233,14 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
   }
   checkTimeout(req.timeoutMs);
   checkLatestStart(req.latestStartMs);
-  const provider = providerOf(ctx, url);
+  const facts = hostFacts(ctx, url);
+  const provider = facts.provider;
   const params = ctx.options.params === undefined && req.params === undefined ? NO_PARAMS : { ...ctx.options.params, ...req.params };
   const headers: Record<string, string> = { ...ctx.options.headers, ...req.headers };
   const isWrite = !IDEMPOTENT.has(method);
   const idempotencyKey = withIdempotencyKey(headers, req, isWrite, provider);
-  const urlParts = { host: normaliseHost(url.hostname), path: url.pathname };
-  const requestParts = requestScopeFor({ provider: ctx.options.provider, request: { method } }, urlParts);
+  const urlParts = { host: facts.hostname, path: url.pathname };
+  const requestParts = facts.scopesRequests ? requestScopeFor({ provider: ctx.options.provider, request: { method } }, urlParts) : NO_PARTS;
   const startedAtMs = ctx.clock.nowMs();
   const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
   // A plain literal with no getter: V8 builds a literal with an accessor in its slow (dictionary)
@@ -242,12 +268,12 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
     deadlineMs,
     latestStartMs: Math.min(deadlineMs, req.latestStartMs ?? Number.POSITIVE_INFINITY),
   };
-  const known = knownBaseScope(ctx, url, provider);
+  const known = facts.baseScope ?? knownBaseScope(ctx, url, provider);
   return known !== undefined ? withBaseScope(prepared, known) : baseScope(ctx, url, provider).then((base) => withBaseScope(prepared, base));
 }
 
 function withBaseScope(prepared: PreparedRequest, base: string): PreparedRequest {
   prepared.baseScope = base;
-  prepared.governorScope = scopeWithParts(base, prepared.requestParts);
+  prepared.governorScope = prepared.requestParts === NO_PARTS ? base : scopeWithParts(base, prepared.requestParts);
   return prepared;
 }
