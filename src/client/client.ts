@@ -10,7 +10,7 @@ import { createClient } from "@prismatic-io/spectral/dist/clients/http";
 import { AxiosError, type AxiosInstance } from "axios";
 import { requestScopeFor } from "../engine";
 import { createContext, type ClientContext } from "./options";
-import { baseScope, parseUrlBase, prepareRequest, providerOf, resolveUrl } from "./prepare";
+import { baseScope, parseUrlBase, prepareRequest, resolveUrl } from "./prepare";
 import { failureResult, successResult } from "./result";
 import { RequestRun } from "./run";
 import { scopeWithParts } from "./scope";
@@ -82,12 +82,12 @@ export function createThrottleClient(options: ThrottleClientOptions = {}): Throt
     store: ctx.store,
     async baseScopeOf(url) {
       const resolved = resolveUrl(options.baseUrl, url);
-      return baseScope(ctx, resolved, providerOf(ctx, resolved));
+      return baseScope(ctx, resolved);
     },
     async scopeOf(url, method = "GET") {
       const resolved = resolveUrl(options.baseUrl, url);
       const parts = requestScopeFor({ provider: options.provider, request: { method, url: resolved.toString() } });
-      return scopeWithParts(await baseScope(ctx, resolved, providerOf(ctx, resolved)), parts);
+      return scopeWithParts(await baseScope(ctx, resolved), parts);
     },
     requestPartsOf: (url, method = "GET") => requestScopeFor({ provider: options.provider, request: { method, url: resolveUrl(options.baseUrl, url).toString() } }),
   };

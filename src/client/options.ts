@@ -30,8 +30,6 @@ export interface ClientContext {
   redactor: Redactor;
   /** The credential's keyed fingerprint, once the store's salt is known. */
   fingerprint?: Promise<string>;
-  /** Base scopes already made, by provider and host (the fingerprint and salt are fixed per client). */
-  baseScopes: Map<string, string>;
   /** Per host, the server's clock as its Date headers showed it (engine/server-clock.ts). */
   serverClocks: Map<string, ServerClock>;
   /** The base URL parsed once (prepare.ts parseUrlBase), or null. */
@@ -48,7 +46,7 @@ export interface HostFacts {
   hostname: string;
   /** Whether the dialect splits the host's requests into scopes of their own (Dialect.requestScope). */
   scopesRequests: boolean;
-  /** The base scope, once made (the same as ctx.baseScopes holds for provider and host). */
+  /** The API's base scope for this host, once made (the fingerprint and salt are fixed per client). */
   baseScope: string | undefined;
 }
 
@@ -101,7 +99,6 @@ export function createContext(options: ThrottleClientOptions): ClientContext {
     secrets,
     credentialMaterial,
     redactor,
-    baseScopes: new Map(),
     serverClocks: new Map(),
     urlBase: null,
     hosts: new Map(),
