@@ -408,7 +408,14 @@ describe("learning without budget headers or a wait: the window, from throttles 
     const sixth = told.go(sent[4]!.atMs + 20);
     told.throttle(sixth, sixth.atMs + 20, 900);
     expect(told.state.windowFloorMs).toBe(0);
-    const narrow = sixWindowsAtOnce("fixed", 10, 1000, 300, false);
-    expect(narrow.grants.filter((g) => g.why === WINDOW_TRIAL_WHY)).toEqual([]);
+    // A full window of 5 sent at T0, learned as 5 per 5 s from throttles, answers in 20 ms.
+    const full = (windowFloorMs: number): Scope =>
+      new Scope(T0, {}, { ...emptyState(T0), seq: 5, limit: 5, windowMs: 5000, windowSource: "inferred", windowFloorMs, rttMs: 20, learnedAtSeq: 1, slots: [1, 2, 3, 4, 5].map((seq) => [T0, seq, 1] as [number, number, number]) });
+    // Bounds 3 and 5 s apart by 2 s: the next window's first start is tried at 4 s.
+    expect(full(3000).go(T0 + 100)).toMatchObject({ atMs: T0 + 4000, why: WINDOW_TRIAL_WHY });
+    // Bounds 40 ms apart: a trial would gain 20 ms, less than two round trips; the window is paced as learned.
+    const narrow = full(4960).go(T0 + 100);
+    expect(narrow.atMs).toBe(T0 + 5000);
+    expect(narrow.why).not.toBe(WINDOW_TRIAL_WHY);
   });
 });
