@@ -1188,6 +1188,39 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get(scope), label).toMatchObject({ concurrency: "silent" });
   });
 
+  it("agrees that two successes after a lesson's throttle tell a silent concurrency limit of two", async () => {
+    const both = new SideBySide(raw, server.url, "silent-two:", T0);
+    const scope = "api|silent-two";
+    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
+      both.nowMs = nowMs;
+      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    };
+    const starts: number[] = [];
+    try {
+      // Slow start to four in flight (100 ms answers) under a limit of two: the first and third to
+      // arrive are throttled with no wait told (the client's own 400 ms backoff), the others succeed.
+      const probe = await claimAt(T0);
+      both.nowMs = T0 + 100;
+      await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
+      const pair = [await claimAt(T0 + 100), await claimAt(T0 + 100)];
+      both.nowMs = T0 + 200;
+      for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
+      const four = [];
+      for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 200));
+      both.nowMs = T0 + 300;
+      for (const i of [0, 2]) await both.observe(scope, { ...answer(seqOf(four[i]!), T0 + 200, "throttled", null), waitMs: 400 });
+      for (const i of [1, 3]) await both.observe(scope, answer(seqOf(four[i]!), T0 + 200, "ok", null));
+      for (let i = 0; i < 3; i++) {
+        const result = await claimAt(T0 + 300);
+        starts.push(result.kind === "go" ? result.atMs - T0 : -1);
+      }
+    } finally {
+      await both.close();
+    }
+    expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent", inFlightCap: 2 });
+    expect(starts).toEqual([300, 300, -1]);
+  });
+
   it("agrees that a slow start ends at the most claims tracked in flight and does not begin again", async () => {
     const both = new SideBySide(raw, server.url, "slow-start-end:", T0);
     const scope = "api|unlimited";

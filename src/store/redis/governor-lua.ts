@@ -1615,7 +1615,7 @@ local function learnSilentConcurrency(state, observation)
   local lessonLimit = limit
   if not windowIsGuessed(state) and state.windowStartMs > state.lessonSentAtMs then lessonLimit = math.max(1, limit - units) end
   local explainedUnits = (lessonLimit * spanMs) / windowMs + 1
-  if units < 3 or units <= SILENT_EVIDENCE_RATIO * explainedUnits then return end
+  if units < 2 or units <= SILENT_EVIDENCE_RATIO * explainedUnits then return end
   state.concurrency = "silent"
   state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, floor(units / state.unitsPerRequest)))
   local waitsWereOurs = windowIsGuessed(state)

@@ -225,6 +225,21 @@ describe("a concurrency limit", () => {
       }
     });
 
+    it("two successes after the lesson's throttle are enough: 2 in flight behind a bare 429 is held as a cap of two, not paced as a rate", () => {
+      // Slow start to four in flight (100 ms answers) under a limit of two: two of them (they reached
+      // the server first and third) are throttled, telling no wait (the client backs off 400 ms on
+      // its own), and the other two succeed. Read as 3 per (assumed) 1 s, a lab probe of 150 writes
+      // went at 3 per s: 6.45 x ideal.
+      const { scope, four } = slowStartToFour();
+      scope.throttle(four[0]!, T0 + 300, 400, { waitFromServer: false });
+      scope.throttle(four[2]!, T0 + 300, 400, { waitFromServer: false });
+      expect(scope.state).toMatchObject({ concurrency: "unknown", windowSource: "assumed" });
+      for (const sent of [four[1]!, four[3]!]) scope.answer(sent, T0 + 300);
+      expect(scope.state).toMatchObject({ concurrency: "silent", inFlightCap: 2 });
+      expect([scope.go(T0 + 300), scope.go(T0 + 300)].map((g) => g.atMs)).toEqual([T0 + 300, T0 + 300]);
+      expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
+    });
+
     it("a start the lesson's rate would lay more than an answer time ahead waits for the claims still out at the lesson: they may show a concurrency limit", () => {
       // Slow start to four in flight (100 ms answers); the first of them is throttled with Slack's
       // Retry-After: 1 while the other three are still out.
@@ -266,6 +281,11 @@ describe("a concurrency limit", () => {
         ["sliding 20 per 1 s", slidingLog(20, 1000)],
         ["fixed 20 per 1 s", fixedWindow(20, 1000, T0 - 370)],
         ["bucket 25 per 1 s", tokenBucket(25, 1000)],
+        // Small limits: two successes now tell a concurrency limit, so a rate's two must not.
+        ["sliding 3 per 1 s", slidingLog(3, 1000)],
+        ["fixed 3 per 1 s", fixedWindow(3, 1000, T0 - 370)],
+        ["bucket 3 per 1 s", tokenBucket(3, 1000)],
+        ["sliding 2 per 500 ms", slidingLog(2, 500)],
       ];
       for (const [label, server] of servers) {
         const scope = new Scope(T0);
