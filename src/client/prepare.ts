@@ -40,6 +40,8 @@ export interface PreparedRequest {
   data: unknown;
   responseType: ResponseType;
   provider: string;
+  /** The provider its answers are classified as (HostFacts.classifyProvider). */
+  classifyProvider: string | undefined;
   isWrite: boolean;
   /** The key that goes out with every attempt (blank is none), or null. */
   idempotencyKey: string | null;
@@ -162,8 +164,8 @@ const NO_PARTS: ScopeParts = Object.freeze({}) as ScopeParts;
 function hostFacts(ctx: ClientContext, url: UrlHost): HostFacts {
   const known = ctx.hosts.get(url.host);
   if (known) return known;
-  const { dialect } = pickDialect({ provider: ctx.options.provider }, url.hostname);
-  const facts: HostFacts = { provider: dialect.id, hostname: normaliseHost(url.hostname), scopesRequests: dialect.requestScope !== undefined, baseScope: ctx.options.scopeKey || undefined };
+  const { dialect, unknownProvider } = pickDialect({ provider: ctx.options.provider }, url.hostname);
+  const facts: HostFacts = { provider: dialect.id, classifyProvider: unknownProvider === null ? dialect.id : ctx.options.provider, hostname: normaliseHost(url.hostname), scopesRequests: dialect.requestScope !== undefined, baseScope: ctx.options.scopeKey || undefined };
   // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
   if (ctx.hosts.size >= 256) ctx.hosts.clear();
   ctx.hosts.set(url.host, facts);
@@ -240,6 +242,7 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
     data: req.data,
     responseType: req.responseType ?? ctx.options.responseType ?? "json",
     provider,
+    classifyProvider: facts.classifyProvider,
     isWrite,
     idempotencyKey,
     // Set by withBaseScope below (present from the start, so the object keeps one shape).

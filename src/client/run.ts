@@ -382,17 +382,23 @@ export class RequestRun {
   private classifyAt(response: AxiosResponse, headers: HeaderInput, nowMs: number, host: string): Verdict {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     return classify(
-      { request: { method: this.req.method, url: this.req.url.href }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.ctx.options.provider },
+      { request: { method: this.req.method, url: this.req.url.href }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.req.classifyProvider },
       { nowMs, requestUrlParts: this.req.urlParts, serverClockOffsetMs: offset ?? undefined },
     );
   }
 
   private learnServerClock(host: string, headers: HeaderInput, receivedAtMs: number): void {
     const date = headers.date ?? headers.Date;
-    const parsed = typeof date === "string" ? parseHttpDate(date, receivedAtMs) : null;
-    if (!parsed) return;
+    if (typeof date !== "string") return;
+    // A Date names a whole second, so most answers repeat the last one seen: parsed once.
+    let last = this.ctx.lastServerDate;
+    if (last === null || last.text !== date) {
+      const parsed = parseHttpDate(date, receivedAtMs);
+      if (!parsed) return;
+      last = this.ctx.lastServerDate = { text: date, epochMs: parsed.epochMs };
+    }
     const clocks = this.ctx.serverClocks;
-    const next = observeServerDate(clocks.get(host) ?? null, parsed.epochMs, this.sentAtMs, receivedAtMs);
+    const next = observeServerDate(clocks.get(host) ?? null, last.epochMs, this.sentAtMs, receivedAtMs);
     if (next === null) return;
     // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
     if (!clocks.has(host) && clocks.size >= 256) clocks.clear();

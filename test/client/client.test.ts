@@ -1,3 +1,4 @@
+import type { InternalAxiosRequestConfig } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
 import type { ClaimResult } from "../../src/engine/governor";
@@ -271,6 +272,32 @@ describe("createThrottleClient against a loopback server", () => {
     expect(result.outcome).toBe("success");
     expect(result.attempts.map((a) => a.status)).toEqual([429, 200]);
     expect(result.attempts[0]!.waitMs).toBeGreaterThanOrEqual(2000);
+  });
+});
+
+describe("the dialect each answer is read by", () => {
+  const budgetAnswer = (config: InternalAxiosRequestConfig) => ({
+    status: 200,
+    statusText: "",
+    headers: { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4999", "x-ratelimit-reset": "1800000000", "x-ratelimit-resource": "core" },
+    data: {},
+    config,
+    request: {},
+  });
+
+  it("is the one the host names, found once per host; a provider no dialect has is read generically and every verdict says so", async () => {
+    const byHost = createThrottleClient({ clock: virtualClock(), adapter: async (config) => budgetAnswer(config) });
+    for (let i = 0; i < 2; i++) {
+      const result = await byHost.request({ method: "GET", url: "https://api.github.com/repos/o/r" });
+      expect(result.provider).toBe("github");
+      expect(result.verdict?.ignored.some((s) => s.signal === "provider")).toBe(false);
+    }
+    const unknown = createThrottleClient({ clock: virtualClock(), provider: "no-such-api", adapter: async (config) => budgetAnswer(config) });
+    for (let i = 0; i < 2; i++) {
+      const result = await unknown.request({ method: "GET", url: "https://api.github.com/repos/o/r" });
+      expect(result.provider).toBe("generic");
+      expect(result.verdict?.ignored).toEqual(expect.arrayContaining([expect.objectContaining({ signal: "provider", value: "no-such-api" })]));
+    }
   });
 });
 
