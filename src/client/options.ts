@@ -57,6 +57,8 @@ export interface HostFacts {
   scopesRequests: boolean;
   /** The API's base scope for this host, once made (the fingerprint and salt are fixed per client). */
   baseScope: string | undefined;
+  /** A success from this host has shown a budget: its counts come on every answer, not only on throttles. */
+  budgetOnSuccess: boolean;
 }
 
 function checkNumber(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): void {

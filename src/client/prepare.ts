@@ -42,6 +42,8 @@ export interface PreparedRequest {
   provider: string;
   /** The provider its answers are classified as (HostFacts.classifyProvider). */
   classifyProvider: string | undefined;
+  /** What the client has found about the request's host (shared by every request to it). */
+  hostFacts: HostFacts;
   isWrite: boolean;
   /** The key that goes out with every attempt (blank is none), or null. */
   idempotencyKey: string | null;
@@ -165,7 +167,7 @@ function hostFacts(ctx: ClientContext, url: UrlHost): HostFacts {
   const known = ctx.hosts.get(url.host);
   if (known) return known;
   const { dialect, unknownProvider } = pickDialect({ provider: ctx.options.provider }, url.hostname);
-  const facts: HostFacts = { provider: dialect.id, classifyProvider: unknownProvider === null ? dialect.id : ctx.options.provider, hostname: normaliseHost(url.hostname), scopesRequests: dialect.requestScope !== undefined, baseScope: ctx.options.scopeKey || undefined };
+  const facts: HostFacts = { provider: dialect.id, classifyProvider: unknownProvider === null ? dialect.id : ctx.options.provider, hostname: normaliseHost(url.hostname), scopesRequests: dialect.requestScope !== undefined, baseScope: ctx.options.scopeKey || undefined, budgetOnSuccess: false };
   // A client talks to few hosts; bounded so a crawler of many hosts cannot grow it.
   if (ctx.hosts.size >= 256) ctx.hosts.clear();
   ctx.hosts.set(url.host, facts);
@@ -243,6 +245,7 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
     responseType: req.responseType ?? ctx.options.responseType ?? "json",
     provider,
     classifyProvider: facts.classifyProvider,
+    hostFacts: facts,
     isWrite,
     idempotencyKey,
     // Set by withBaseScope below (present from the start, so the object keeps one shape).

@@ -480,16 +480,32 @@ export class RequestRun {
 
   // ---------------------------------------------------------------- the governor
 
+  /**
+   * The window's length as the governor is told it. Beside a reset (the IETF policy's w=) only where
+   * the host shows its count on throttles alone: there it is all a pacer has between them (a bucket
+   * of 60 per s behind the fields on its 429s only went at 20 per s without it, 2.59 -> 1.13 x
+   * ideal). Where successes show the count and its reset, those teach the window and its kind, and
+   * the length beside them read blind cross-flow executions' fixed window as a sliding one (the
+   * suite's fan-out of 50 cross-flow: 0 -> 60 throttled). A length with no reset (HubSpot's rolling
+   * window) is always told.
+   */
+  private shownWindowMs(budget: NonNullable<Verdict["budget"]>, throttled: boolean): number | null {
+    if (budget.windowMs === undefined) return null;
+    return budget.resetAt === null || (throttled && !this.req.hostFacts.budgetOnSuccess) ? budget.windowMs : null;
+  }
+
   private observedBudget(verdict: Verdict, replayed: boolean): ObservedBudget | null {
     const budget = verdict.budget;
     // A replayed answer (an idempotency key seen before) carries the original request's budget.
     if (!budget || replayed) return null;
     const resetAtMs = budget.resetAt === null ? null : epochOfIso(budget.resetAt);
+    const host = this.req.hostFacts;
+    if (!verdict.throttled) host.budgetOnSuccess = true;
     return {
       remaining: Math.max(0, budget.remaining - this.ctx.budgetThreshold),
       limit: budget.limit,
       resetAtMs: resetAtMs !== null && Number.isFinite(resetAtMs) ? resetAtMs : null,
-      windowMs: budget.windowMs ?? null,
+      windowMs: this.shownWindowMs(budget, verdict.throttled),
       restorePerSecond: budget.restorePerSecond ?? null,
       restoreEstimated: budget.restoreEstimated === true,
       unitsPerRequest: budget.requestUnits ?? null,

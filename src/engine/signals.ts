@@ -271,12 +271,20 @@ export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; 
   return { budget: null, reset: null };
 }
 
+/** One RateLimit-Policy item: its quota (q), its window (w, seconds; null when absent), and whether it counts requests in flight. */
+interface PolicyQuota {
+  quota: number;
+  windowMs: number | null;
+  concurrent: boolean;
+}
+
 /**
- * Each named policy's quota, and whether its quota unit (qu) is "concurrent-requests": the draft's
- * units are "requests" (the default), "content-bytes" and "concurrent-requests".
+ * Each named policy's quota, window and whether its quota unit (qu) is "concurrent-requests": the
+ * draft's units are "requests" (the default), "content-bytes" and "concurrent-requests"; w is the
+ * time window in seconds over which the quota is counted.
  */
-function policyQuotas(ctx: SignalContext, policyName: string): Map<string, { quota: number; concurrent: boolean }> {
-  const quotas = new Map<string, { quota: number; concurrent: boolean }>();
+function policyQuotas(ctx: SignalContext, policyName: string): Map<string, PolicyQuota> {
+  const quotas = new Map<string, PolicyQuota>();
   const raw = ctx.header(policyName);
   if (raw === undefined) return quotas;
   try {
@@ -284,7 +292,9 @@ function policyQuotas(ctx: SignalContext, policyName: string): Map<string, { quo
       if (!Array.isArray(member[0])) {
         const item = member as Item;
         const quota = itemNumber(item, "q");
-        if (typeof item[0] === "string" && quota !== null) quotas.set(item[0], { quota, concurrent: item[1].get("qu") === "concurrent-requests" });
+        const windowSeconds = itemNumber(item, "w");
+        const windowMs = windowSeconds !== null && windowSeconds > 0 ? wholeMs(windowSeconds * 1000) : null;
+        if (typeof item[0] === "string" && quota !== null) quotas.set(item[0], { quota, windowMs, concurrent: item[1].get("qu") === "concurrent-requests" });
       }
     }
   } catch {
@@ -355,6 +365,10 @@ export function readRateLimitField(ctx: SignalContext, fieldName: string, policy
       limit: policy?.quota ?? null,
       resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
       source: fieldName,
+      // The policy's window is the length the quota is counted over: shown on every answer that
+      // carries the policy (often only 429s), it is the window a pacer needs where successes show
+      // nothing (a bucket of 60 per s behind the fields on its 429s only went at 20 per s without it).
+      ...(policy?.windowMs ? { windowMs: policy.windowMs } : {}),
       ...(policy?.concurrent ? { concurrent: true } : {}),
     },
     reset: waitMs === null ? null : { waitMs, source: fieldName },

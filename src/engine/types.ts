@@ -63,7 +63,10 @@ export interface Budget {
    * sent (Shopify REST): a pacing estimate the count itself may prove too slow.
    */
   restoreEstimated?: boolean;
-  /** A rolling window's length in ms when no reset instant is shown (HubSpot Interval-Milliseconds). */
+  /**
+   * The window's length in ms, where the API names it: a rolling window with no reset instant
+   * (HubSpot Interval-Milliseconds), or the IETF RateLimit-Policy's w= beside the reset.
+   */
   windowMs?: number;
   /**
    * Units this request spent, when the budget counts more than requests (a GraphQL query's cost:

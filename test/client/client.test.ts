@@ -301,6 +301,43 @@ describe("the dialect each answer is read by", () => {
   });
 });
 
+describe("the window's length an answer shows beside its reset (IETF RateLimit-Policy w=)", () => {
+  const ietf = (config: InternalAxiosRequestConfig, status: number, withFields: boolean, nowMs: number) => ({
+    status,
+    statusText: "",
+    headers: {
+      date: new Date(nowMs).toUTCString(),
+      ...(status === 429 ? { "retry-after": "1" } : {}),
+      ...(withFields ? { "ratelimit-policy": '"default";q=60;w=1', ratelimit: `"default";r=${status === 429 ? 0 : 30};t=1` } : {}),
+    },
+    data: {},
+    config,
+    request: {},
+  });
+
+  it("is told to the governor where only throttles show the count, and not where successes show it with its reset", async () => {
+    for (const successesShowFields of [false, true]) {
+      const clock = virtualClock();
+      const store = createMemoryStore({ clock });
+      let calls = 0;
+      const client = createThrottleClient({
+        clock,
+        store,
+        adapter: async (config) => {
+          calls += 1;
+          // A success, then a 429 (the fields on it always), then successes.
+          return calls === 2 ? ietf(config, 429, true, clock.nowMs()) : ietf(config, 200, successesShowFields, clock.nowMs());
+        },
+      });
+      for (let i = 0; i < 2; i++) expect((await client.request({ method: "GET", url: "https://api.example.test/items" })).outcome).toBe("success");
+      const states = [...store.snapshot().values()];
+      expect(states).toHaveLength(1);
+      if (successesShowFields) expect(states[0]!.windowSource).not.toBe("shown");
+      else expect(states[0]).toMatchObject({ windowMs: 1000, windowSource: "shown" });
+    }
+  });
+});
+
 describe("Shopify GraphQL cost throttles", () => {
   it("a 200 THROTTLED is retried after its computed cost wait ((requested - available) / restoreRate)", async () => {
     const throttled = {

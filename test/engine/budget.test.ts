@@ -68,3 +68,23 @@ describe("IETF RateLimit-Policy quota unit (qu)", () => {
     expect(verdict.budget?.concurrent).toBe(concurrent);
   });
 });
+
+describe("IETF RateLimit-Policy window (w)", () => {
+  // The draft's w is "the time window over which the quota is counted", in seconds: the window a
+  // pacer needs where only throttles carry the fields.
+  it.each([
+    ['"default";q=60;w=1', 1000],
+    ['"default";q=100;w=60', 60_000],
+    ['"default";q=100;w=0.5', 500],
+    ['"default";q=100', undefined],
+    ['"default";q=100;w=0', undefined],
+    ['"burst";q=10;w=5', undefined],
+  ])("policy %s: windowMs %s", (policy, windowMs) => {
+    const verdict = classify(
+      { request: { method: "GET", url: "https://api.example.com/items" }, response: { status: 429, headers: { ratelimit: '"default";r=0;t=1', "ratelimit-policy": policy }, body: null } },
+      { nowMs: NOW_MS },
+    );
+    expect(verdict.budget).toMatchObject({ remaining: 0, resetAt: "2026-11-30T12:00:01.000Z" });
+    expect(verdict.budget?.windowMs).toBe(windowMs);
+  });
+});

@@ -971,6 +971,31 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(kinds).toEqual(["go", "go", "probe", "probe"]);
   });
 
+  it("agrees on a window's length shown beside a reset on a throttle, where successes show nothing: once spent by our count, starts follow the window", async () => {
+    const both = new SideBySide(raw, server.url, "policy-w:", T0);
+    const kinds: string[] = [];
+    try {
+      const scope = "api|policy-w";
+      const send = (budget: ObservedBudget | null, kind: "ok" | "throttled" = "ok"): Promise<number> =>
+        both.sendAnswered(scope, 20, (seq, sentAtMs) => ({ ...answer(seq, sentAtMs, kind, budget), waitMs: kind === "throttled" ? T0 + 1000 - (sentAtMs + 20) : null, waitFromServer: kind === "throttled" }));
+      for (let i = 0; i < 5; i++) await send(null);
+      await send(shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000, windowMs: 1000 }), "throttled");
+      both.nowMs = T0 + 1000;
+      await send(null);
+      for (let i = 0; i < 5; i++) {
+        const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        kinds.push(result.kind === "go" ? (result.probe ? "probe" : `go +${result.atMs - T0 - 1000}`) : result.kind);
+      }
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ windowMs: 1000, windowSource: "shown" });
+    } finally {
+      await both.close();
+    }
+    // The window known, the limit goes as the last window's units leave it (a sliding log: each a
+    // window after its own start, 20 ms apart; the fifth a window after the probe sent at the
+    // reset), not one probe per answer.
+    expect(kinds).toEqual(["go +20", "go +40", "go +60", "go +80", "go +1000"]);
+  });
+
   it("agrees that a grant starting before the last one (a concurrency limit, a clock gone back) keeps the slots in start order", async () => {
     const both = new SideBySide(raw, server.url, "order:", T0);
     const scope = "api|order";

@@ -349,6 +349,24 @@ describe("a shown budget is never overrun", () => {
     expect(scope.claim(probe.atMs + 42)).toMatchObject({ kind: "go", probe: true });
   });
 
+  it("a budget shown only on throttles with its window's length (IETF w=): once spent by our count after the reset, starts follow the window, not one probe per answer", () => {
+    const scope = new Scope();
+    const five = successes(scope, 5, 20);
+    const sixth = scope.go(five[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, T0 + 1000 - (sixth.atMs + 20), { budget: shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000, windowMs: 1000 }) });
+    expect(scope.state).toMatchObject({ windowMs: 1000, windowSource: "shown" });
+    const probe = scope.go(T0 + 1000);
+    scope.answer(probe, probe.atMs + 20);
+    const four = Array.from({ length: 4 }, () => scope.go(probe.atMs + 20));
+    for (const granted of four) scope.answer(granted, probe.atMs + 40);
+    // The limit is spent by our count: the next start is when the window's first unit leaves it
+    // (the probe's, a window after its send), granted now, not one probe at a time.
+    const next = scope.claim(probe.atMs + 40);
+    expect(next).toMatchObject({ kind: "go", probe: false });
+    expect((next as Go).atMs).toBeGreaterThanOrEqual(probe.atMs + 1000);
+    expect((next as Go).atMs).toBeLessThanOrEqual(probe.atMs + 1000 + 200);
+  });
+
   it("a success without fields (a replay from an idempotency key) leaves the reading of a server that shows its count on successes alone, a probe's too", () => {
     const scope = Scope.afterReading(T0 + 20, shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000, windowMs: 1000 }));
     const next = scope.go(T0 + 1000);
