@@ -481,21 +481,17 @@ export class RequestRun {
   // ---------------------------------------------------------------- the governor
 
   /**
-   * The window's length as the governor is told it. A length with no reset (HubSpot's rolling
-   * window) is always told. Beside a reset (the IETF policy's w=): where the host shows its count on
-   * throttles alone, it is all a pacer has between them (a bucket of 60 per s behind the fields on
-   * its 429s only went at 20 per s without it, 2.59 -> 1.13 x ideal); where successes show it too,
-   * it is told to a store that sees every claim of the scope (memory, Redis: an IETF sliding 20 per
-   * 2 s with 4 writers, 1.18 -> 1.02 x). Not to the cross-flow store: its executions are blind to
-   * each other, and with the length shown a fixed window is read as one only by units of ours a
-   * sliding window would still count (observe.ts learnFromReset), which an execution's few never
-   * are; read as sliding, 50 blind executions sent units their log freed while the fixed window was
-   * spent (the suite's fan-out of 50 cross-flow: 0 -> 60 throttled, 4 deferred). Clients that share
-   * nothing but the API key (the lab's uncoordinated fan-out) meet the same, and are not told apart.
+   * The window's length as the governor is told it. Beside a reset (the IETF policy's w=) only where
+   * the host shows its count on throttles alone: there it is all a pacer has between them (a bucket
+   * of 60 per s behind the fields on its 429s only went at 20 per s without it, 2.59 -> 1.13 x
+   * ideal). Where successes show the count and its reset, those teach the window and its kind, and
+   * the length beside them read blind cross-flow executions' fixed window as a sliding one (the
+   * suite's fan-out of 50 cross-flow: 0 -> 60 throttled). A length with no reset (HubSpot's rolling
+   * window) is always told.
    */
   private shownWindowMs(budget: NonNullable<Verdict["budget"]>, throttled: boolean): number | null {
     if (budget.windowMs === undefined) return null;
-    return budget.resetAt === null || this.ctx.store.kind !== "cross-flow" || (throttled && !this.req.hostFacts.budgetOnSuccess) ? budget.windowMs : null;
+    return budget.resetAt === null || (throttled && !this.req.hostFacts.budgetOnSuccess) ? budget.windowMs : null;
   }
 
   private observedBudget(verdict: Verdict, replayed: boolean): ObservedBudget | null {

@@ -2,7 +2,7 @@ import type { InternalAxiosRequestConfig } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
 import type { ClaimResult } from "../../src/engine/governor";
-import { createCrossFlowStore, createMemoryStore } from "../../src/store";
+import { createMemoryStore } from "../../src/store";
 import { heldClock, recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
@@ -315,15 +315,10 @@ describe("the window's length an answer shows beside its reset (IETF RateLimit-P
     request: {},
   });
 
-  it("is told to the governor where only throttles show the count; where successes show it too, only to a store that sees every claim (not the cross-flow store, whose executions are blind to each other)", async () => {
-    for (const [successesShowFields, storeKind, told] of [
-      [false, "memory", true],
-      [false, "cross-flow", true],
-      [true, "memory", true],
-      [true, "cross-flow", false],
-    ] as const) {
+  it("is told to the governor where only throttles show the count, and not where successes show it with its reset", async () => {
+    for (const successesShowFields of [false, true]) {
       const clock = virtualClock();
-      const store = storeKind === "memory" ? createMemoryStore({ clock }) : createCrossFlowStore({}, { clock });
+      const store = createMemoryStore({ clock });
       let calls = 0;
       const client = createThrottleClient({
         clock,
@@ -336,10 +331,9 @@ describe("the window's length an answer shows beside its reset (IETF RateLimit-P
       });
       for (let i = 0; i < 2; i++) expect((await client.request({ method: "GET", url: "https://api.example.test/items" })).outcome).toBe("success");
       const states = [...store.snapshot().values()];
-      const label = `successes show the fields: ${successesShowFields}, ${storeKind} store`;
-      expect(states, label).toHaveLength(1);
-      if (told) expect(states[0], label).toMatchObject({ windowMs: 1000, windowSource: "shown" });
-      else expect(states[0]!.windowSource, label).not.toBe("shown");
+      expect(states).toHaveLength(1);
+      if (successesShowFields) expect(states[0]!.windowSource).not.toBe("shown");
+      else expect(states[0]).toMatchObject({ windowMs: 1000, windowSource: "shown" });
     }
   });
 });
