@@ -40,8 +40,6 @@ export interface PreparedRequest {
   data: unknown;
   responseType: ResponseType;
   provider: string;
-  /** The provider its answers are classified as (HostFacts.classifyProvider). */
-  classifyProvider: string | undefined;
   /** What the client has found about the request's host (shared by every request to it). */
   hostFacts: HostFacts;
   isWrite: boolean;
@@ -244,7 +242,6 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
     data: req.data,
     responseType: req.responseType ?? ctx.options.responseType ?? "json",
     provider,
-    classifyProvider: facts.classifyProvider,
     hostFacts: facts,
     isWrite,
     idempotencyKey,

@@ -382,7 +382,7 @@ export class RequestRun {
   private classifyAt(response: AxiosResponse, headers: HeaderInput, nowMs: number, host: string): Verdict {
     const offset = serverClockOffsetMs(this.ctx.serverClocks.get(host) ?? null);
     return classify(
-      { request: { method: this.req.method, url: this.req.url.href }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.req.classifyProvider },
+      { request: { method: this.req.method, url: this.req.url.href }, response: { status: response.status, headers, body: response.data as unknown }, provider: this.req.hostFacts.classifyProvider },
       { nowMs, requestUrlParts: this.req.urlParts, serverClockOffsetMs: offset ?? undefined },
     );
   }
@@ -484,10 +484,13 @@ export class RequestRun {
    * The window's length as the governor is told it. Beside a reset (the IETF policy's w=) only where
    * the host shows its count on throttles alone: there it is all a pacer has between them (a bucket
    * of 60 per s behind the fields on its 429s only went at 20 per s without it, 2.59 -> 1.13 x
-   * ideal). Where successes show the count and its reset, those teach the window and its kind, and
-   * the length beside them read blind cross-flow executions' fixed window as a sliding one (the
-   * suite's fan-out of 50 cross-flow: 0 -> 60 throttled). A length with no reset (HubSpot's rolling
-   * window) is always told.
+   * ideal). Where successes show the count and its reset, those teach the window and its kind
+   * (observe.ts learnFromReset); with the length shown, a fixed window is told from a sliding one only
+   * by units of ours a sliding window would still count, and read as sliding, the log frees units
+   * the fixed window has not: blind cross-flow executions (the suite's fan-out of 50 cross-flow,
+   * 0 -> 60 throttled), and on real sockets even one process's 8 workers (the suite's IETF fan-out
+   * throttled in 8 of 14 runs, 1.34 x ideal). A length with no reset (HubSpot's rolling window) is
+   * always told.
    */
   private shownWindowMs(budget: NonNullable<Verdict["budget"]>, throttled: boolean): number | null {
     if (budget.windowMs === undefined) return null;
@@ -499,8 +502,6 @@ export class RequestRun {
     // A replayed answer (an idempotency key seen before) carries the original request's budget.
     if (!budget || replayed) return null;
     const resetAtMs = budget.resetAt === null ? null : epochOfIso(budget.resetAt);
-    const host = this.req.hostFacts;
-    if (!verdict.throttled) host.budgetOnSuccess = true;
     return {
       remaining: Math.max(0, budget.remaining - this.ctx.budgetThreshold),
       limit: budget.limit,
@@ -526,6 +527,8 @@ export class RequestRun {
     const nowMs = ctx.clock.nowMs();
     const planned = decision && (decision.decision === "retry" || decision.decision === "defer") ? decision.waitMs : null;
     const waitMs = verdict.throttled ? (verdict.minWaitMs ?? planned) : null;
+    // The host shows its count on successes, not only on throttles (shownWindowMs).
+    if (verdict.budget !== null && !verdict.throttled && !replayed) req.hostFacts.budgetOnSuccess = true;
     const observation: Observation = {
       seq,
       sentAtMs: this.sentAtMs,

@@ -365,6 +365,26 @@ function seqOf(result: ClaimResult): number {
   return result.seq;
 }
 
+/**
+ * The concurrency tests' slow start, on both stores: one claim answered 100 ms after T0, two
+ * claimed then and answered at T0 + 200, and four claimed at T0 + 200 (left out for the test).
+ */
+async function slowStartToFour(both: SideBySide, scope: string): Promise<{ claimAt: (nowMs: number) => Promise<ClaimResult>; four: ClaimResult[] }> {
+  const claimAt = async (nowMs: number): Promise<ClaimResult> => {
+    both.nowMs = nowMs;
+    return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  };
+  const probe = await claimAt(T0);
+  both.nowMs = T0 + 100;
+  await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
+  const pair = [await claimAt(T0 + 100), await claimAt(T0 + 100)];
+  both.nowMs = T0 + 200;
+  for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
+  const four: ClaimResult[] = [];
+  for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 200));
+  return { claimAt, four };
+}
+
 /** A fixed window of 100 per 10 s, learned on both sides: a probe at T0, and the first answer after the reset at reset1. */
 const reset1 = T0 + 10_000;
 const fixedBudget = (left: number, resetAtMs: number): ObservedBudget => shown({ remaining: left, limit: 100, resetAtMs });
@@ -1216,22 +1236,11 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees that two successes after a lesson's throttle tell a silent concurrency limit of two", async () => {
     const both = new SideBySide(raw, server.url, "silent-two:", T0);
     const scope = "api|silent-two";
-    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
-      both.nowMs = nowMs;
-      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-    };
     const starts: number[] = [];
     try {
       // Slow start to four in flight (100 ms answers) under a limit of two: the first and third to
       // arrive are throttled with no wait told (the client's own 400 ms backoff), the others succeed.
-      const probe = await claimAt(T0);
-      both.nowMs = T0 + 100;
-      await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
-      const pair = [await claimAt(T0 + 100), await claimAt(T0 + 100)];
-      both.nowMs = T0 + 200;
-      for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
-      const four = [];
-      for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 200));
+      const { claimAt, four } = await slowStartToFour(both, scope);
       both.nowMs = T0 + 300;
       for (const i of [0, 2]) await both.observe(scope, { ...answer(seqOf(four[i]!), T0 + 200, "throttled", null), waitMs: 400 });
       for (const i of [1, 3]) await both.observe(scope, answer(seqOf(four[i]!), T0 + 200, "ok", null));
@@ -1289,20 +1298,9 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees that a start laid from a lesson's rate more than an answer time ahead waits for the claims still out at the lesson, and one within an answer time goes", async () => {
     const both = new SideBySide(raw, server.url, "lessonout:", T0);
     const scope = "api|lessonout";
-    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
-      both.nowMs = nowMs;
-      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-    };
     const whys: string[] = [];
     try {
-      const probe = await claimAt(T0);
-      both.nowMs = T0 + 100;
-      await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
-      const pair = [await claimAt(T0 + 100), await claimAt(T0 + 100)];
-      both.nowMs = T0 + 200;
-      for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
-      const four = [];
-      for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 200));
+      const { claimAt, four } = await slowStartToFour(both, scope);
       both.nowMs = T0 + 300;
       await both.observe(scope, { ...answer(seqOf(four[0]!), T0 + 200, "throttled", null), waitMs: 1000, waitFromServer: true, waitResolutionMs: 1000 });
       whys.push((await claimAt(T0 + 300)).why);
