@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, keptHeldGrant, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import { createQueueSet } from "./queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
+import { ScopeWaiters } from "./waiters";
 
 /** The time source a store waits on (the client's clock: real, or virtual in the lab). */
 export interface StoreClock {
@@ -69,40 +70,60 @@ function holdsSomethingAhead(state: GovernorState, nowMs: number): boolean {
   return state.notBeforeMs > nowMs || state.lastGrantMs > nowMs || state.inFlight.length > 0 || state.probe !== null;
 }
 
+/**
+ * Keeps at most maxScopes: least recently used first among scopes with nothing ahead; a wait still
+ * ahead is kept longest (losing it costs a throttle), and among those the one that ends first goes first.
+ */
+function evictIfFull(states: Map<string, GovernorState>, maxScopes: number, nowMs: number): void {
+  if (states.size <= maxScopes) return;
+  const ranked = [...states.entries()].sort(([, a], [, b]) => {
+    const aheadA = holdsSomethingAhead(a, nowMs) ? 1 : 0;
+    const aheadB = holdsSomethingAhead(b, nowMs) ? 1 : 0;
+    if (aheadA !== aheadB) return aheadA - aheadB;
+    return aheadA ? a.notBeforeMs - b.notBeforeMs : a.updatedAtMs - b.updatedAtMs;
+  });
+  for (const [scope] of ranked.slice(0, states.size - maxScopes)) states.delete(scope);
+}
+
+/** The governor's state under the waits of the scopes that hold it (a wait told for the whole API holds each endpoint's scope). */
+function withHolds(states: ReadonlyMap<string, GovernorState>, scopes: ClaimScopes, state: GovernorState): GovernorState {
+  let held = state;
+  for (const hold of scopes.holds) {
+    const holding = states.get(hold);
+    if (holding && holding.notBeforeMs > held.notBeforeMs) held = holdUntil(held, holding.notBeforeMs, holding.notBeforeReason, holding.notBeforeType);
+  }
+  return held;
+}
+
+/** Loads states written elsewhere into states, each checked; returns what was dropped, one line each. */
+function loadStates(states: Map<string, GovernorState>, scopes: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [scope, value] of Object.entries(scopes)) {
+    if (scope.length === 0 || scope.length > 1000) {
+      problems.push("a scope key is empty or longer than 1000 characters; it was dropped");
+      continue;
+    }
+    const read = readState(value);
+    if ("error" in read) problems.push(`the state of scope ${scope.slice(0, 120)} was dropped: ${read.error}`);
+    else states.set(scope, read.state);
+  }
+  return problems;
+}
+
 export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
   const clock = options.clock ?? defaultStoreClock;
   const governorOptions: GovernorOptions = { ...DEFAULT_GOVERNOR_OPTIONS, ...options.governor };
   const maxScopes = options.maxScopes ?? 500;
   const saltValue = options.salt ?? randomBytes(16).toString("hex");
   const states = new Map<string, GovernorState>();
-  const waiters = new Map<string, Set<() => void>>();
+  const waiters = new ScopeWaiters(clock);
   const queues = createQueueSet(options.queues);
-
-  function notify(scope: string): void {
-    const set = waiters.get(scope);
-    if (!set) return;
-    waiters.delete(scope);
-    for (const wake of set) wake();
-  }
-
-  function evictIfFull(nowMs: number): void {
-    if (states.size <= maxScopes) return;
-    // Least recently used first among scopes with nothing ahead; a wait still ahead is kept
-    // longest (losing it costs a throttle), and among those the one that ends first goes first.
-    const ranked = [...states.entries()].sort(([, a], [, b]) => {
-      const aheadA = holdsSomethingAhead(a, nowMs) ? 1 : 0;
-      const aheadB = holdsSomethingAhead(b, nowMs) ? 1 : 0;
-      if (aheadA !== aheadB) return aheadA - aheadB;
-      return aheadA ? a.notBeforeMs - b.notBeforeMs : a.updatedAtMs - b.updatedAtMs;
-    });
-    for (const [scope] of ranked.slice(0, states.size - maxScopes)) states.delete(scope);
-  }
 
   function put(scope: string, state: GovernorState, nowMs: number): void {
     const isNew = !states.has(scope);
     states.set(scope, state);
-    if (isNew) evictIfFull(nowMs);
-    notify(scope);
+    if (isNew) evictIfFull(states, maxScopes, nowMs);
+    waiters.notify(scope);
   }
 
   const stateOf = (scope: string, nowMs: number): GovernorState => states.get(scope) ?? emptyState(nowMs);
@@ -112,12 +133,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     saltValue,
     claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim {
       // The store owns its states: the governor changes them in place (no copy per request).
-      let state = stateOf(scopes.governor, request.nowMs);
-      for (const hold of scopes.holds) {
-        const held = states.get(hold);
-        if (held && held.notBeforeMs > state.notBeforeMs) state = holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType);
-      }
-      const next = claimInPlace(state, request, governorOptions);
+      const next = claimInPlace(withHolds(states, scopes, stateOf(scopes.governor, request.nowMs)), request, governorOptions);
       options.onEvent?.({ kind: "claim", scope: scopes.governor, request, result: next.result, state: next.state });
       // A held grant kept as it was changed nothing: no write, and no one is woken for it.
       if (!keptHeldGrant(request, next.result)) put(scopes.governor, next.state, request.nowMs);
@@ -146,36 +162,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     },
     async clear(scope) {
       const had = states.delete(scope);
-      notify(scope);
+      waiters.notify(scope);
       return had;
     },
     async scopesUnder(base) {
       return [...states.entries()].filter(([key]) => key === base || key.startsWith(`${base}|`));
     },
-    changed(scope, waitMs, signal) {
-      // An abort listener added after the abort never fires: an aborted caller must not wait out waitMs.
-      if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
-      return new Promise<void>((resolve, reject) => {
-        const stop = new AbortController();
-        const onAbort = () => stop.abort(signal?.reason);
-        signal?.addEventListener("abort", onAbort, { once: true });
-        const set = waiters.get(scope) ?? new Set<() => void>();
-        waiters.set(scope, set);
-        const wake = () => {
-          set.delete(wake);
-          signal?.removeEventListener("abort", onAbort);
-          stop.abort();
-          resolve();
-        };
-        set.add(wake);
-        clock.sleep(waitMs, stop.signal).then(wake, (error: unknown) => {
-          set.delete(wake);
-          signal?.removeEventListener("abort", onAbort);
-          if (signal?.aborted) reject(error);
-          else resolve();
-        });
-      });
-    },
+    changed: (scope, waitMs, signal) => waiters.changed(scope, waitMs, signal),
     async salt() {
       return saltValue;
     },
@@ -191,17 +184,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async close() {},
     snapshot: () => states,
     load(scopes) {
-      const problems: string[] = [];
-      for (const [scope, value] of Object.entries(scopes)) {
-        if (scope.length === 0 || scope.length > 1000) {
-          problems.push("a scope key is empty or longer than 1000 characters; it was dropped");
-          continue;
-        }
-        const read = readState(value);
-        if ("error" in read) problems.push(`the state of scope ${scope.slice(0, 120)} was dropped: ${read.error}`);
-        else states.set(scope, read.state);
-      }
-      evictIfFull(clock.nowMs());
+      const problems = loadStates(states, scopes);
+      evictIfFull(states, maxScopes, clock.nowMs());
       return problems;
     },
   };

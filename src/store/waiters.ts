@@ -1,8 +1,8 @@
 /**
  * Waiters on a scope: `changed` resolves when the scope's state may have changed (this process
  * wrote it) or after waitMs, whichever comes first; an abort of the caller's signal rejects it.
- * The same semantics as the memory store's `changed`, for stores whose writes can also come from
- * elsewhere (Redis): those are seen by waking at the time the claim named and claiming again.
+ * The memory store's waiters, and Redis's, whose writes can also come from elsewhere: those are
+ * seen by waking at the time the claim named and claiming again.
  */
 import type { StoreClock } from "./memory";
 
@@ -25,6 +25,8 @@ export class ScopeWaiters {
   }
 
   changed(scope: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+    // An abort listener added after the abort never fires: an aborted caller must not wait out waitMs.
+    if (signal?.aborted) return Promise.reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     return new Promise<void>((resolve, reject) => {
       const stop = new AbortController();
       const onAbort = () => stop.abort(signal?.reason);
