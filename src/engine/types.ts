@@ -1,6 +1,6 @@
 /**
- * The engine's vocabulary. Meanings follow section 0 of provider-signals.md:
- * a verdict says what a response means; a decision says what to do next.
+ * The engine's vocabulary (the meanings to keep are in docs/dialects.md and the README's "What the
+ * engine decides"): a verdict says what a response means; a decision says what to do next.
  */
 
 /** What kind of limit a response speaks of. */

@@ -1,5 +1,5 @@
 /**
- * Each lab dialect emits what provider-signals.md says, and the engine's classify reads the
+ * Each lab dialect emits what its provider documents (the URLs in src/engine/dialects/), and the engine's classify reads the
  * throttled answer as throttled with the wait the limiter meant (never less).
  */
 import { describe, expect, it } from "vitest";

@@ -35,7 +35,7 @@ export function readBooleanHeader(ctx: SignalContext, name: string): boolean | n
 }
 
 /**
- * The server's own retry verdict wins over the dialect's rules (provider-signals.md §5.4), as the
+ * The server's own retry verdict wins over the dialect's rules (docs/dialects.md, "Meanings to keep"), as the
  * SDKs that define these headers obey it before anything else (stripe-node RequestSender
  * `_shouldRetry`; openai-node and anthropic-sdk-typescript `shouldRetry`: "If the server
  * explicitly says whether or not to retry, obey."):

@@ -12,7 +12,7 @@ import type { SignalContext } from "../context";
 import { asArray, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readLimitFamily, readRetryAfter, type Wait } from "../signals";
-import type { Interpretation, LimitType, ScopeParts } from "../types";
+import type { Budget, Interpretation, LimitType, ScopeParts } from "../types";
 import { describeWait, docWait, longestWait, withBudgetReason } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
@@ -29,6 +29,11 @@ function messages(body: unknown): string[] {
     if (message !== undefined) found.push(message);
   }
   return found;
+}
+
+/** An access error (refused credentials, a forbidden resource): no throttle, and no retry can fix it. */
+function accessError(scope: ScopeParts, budget: Budget | null, reason: string): Interpretation {
+  return { throttled: false, retryable: false, limitType: "permission", minWaitMs: null, waitSource: null, scope, budget, reason };
 }
 
 function interpretGithub(ctx: SignalContext): Interpretation {
@@ -80,16 +85,7 @@ function interpretGithub(ctx: SignalContext): Interpretation {
     // Rate limits answer 403 or 429 only (TROUBLESHOOTING_DOC, "Rate limit errors"); a 401 is
     // "Bad credentials", and GitHub sends the per-IP budget on it, spent or not. Retrying, or
     // deferring until the reset, cannot fix a credential.
-    return {
-      throttled: false,
-      retryable: false,
-      limitType: "permission",
-      minWaitMs: null,
-      waitSource: null,
-      scope,
-      budget,
-      reason: `GitHub 401${texts[0] ? ` (${texts[0].slice(0, 80)})` : ""}: the credentials were refused, an access error, not a rate limit${spent ? " (the unauthenticated budget shown is spent, but a 401 is never a rate limit)" : ""}.`,
-    };
+    return accessError(scope, budget, `GitHub 401${texts[0] ? ` (${texts[0].slice(0, 80)})` : ""}: the credentials were refused, an access error, not a rate limit${spent ? " (the unauthenticated budget shown is spent, but a 401 is never a rate limit)" : ""}.`);
   }
   if (ctx.status === 403 || ctx.status === 429) {
     if (primaryWording || spent) {
@@ -99,16 +95,7 @@ function interpretGithub(ctx: SignalContext): Interpretation {
       // A 429, or a 403 carrying Retry-After, is a limit even without the wording; same documented order.
       return throttled("burst", documentedWait(), `${ctx.status} rate limit`);
     }
-    return {
-      throttled: false,
-      retryable: false,
-      limitType: "permission",
-      minWaitMs: null,
-      waitSource: null,
-      scope,
-      budget,
-      reason: `403 without rate-limit wording and with ${budget ? `${budget.remaining} requests left` : "no spent budget"}: an access error, not a rate limit.`,
-    };
+    return accessError(scope, budget, `403 without rate-limit wording and with ${budget ? `${budget.remaining} requests left` : "no spent budget"}: an access error, not a rate limit.`);
   }
   const generic = interpretStatus(ctx, { retryAfter, budget, reset: family.reset });
   return withBudgetReason(ctx, { ...generic, scope });

@@ -83,7 +83,7 @@ function interpretHubspot(ctx: SignalContext): Interpretation {
     return burst(perAttemptWait({ waitMs: intervalMs, source: "x-hubspot-ratelimit-interval-milliseconds" }), `rolling limit of ${intervalMs} ms (TEN_SECONDLY_ROLLING)`);
   }
   if (policy === "TEN_SECONDLY_ROLLING") return burst(docWait(10), "10-second rolling limit (TEN_SECONDLY_ROLLING)");
-  // policyName "SECONDLY" is UNCONFIRMED (provider-signals.md §6); read it as a one-second window.
+  // policyName "SECONDLY" is not named in USAGE_DOC (seen in the wild, not confirmed); read it as a one-second window.
   if (policy === "SECONDLY") return burst(docWait(1), "per-second limit (SECONDLY)");
   // Search endpoints: the SDK matches this exact message and waits 1 s x attempt.
   if (message.includes("You have reached your secondly limit.")) return burst(docWait(1), "search API per-second limit");

@@ -86,7 +86,7 @@ function interpret(ctx: SignalContext): Interpretation {
     if (issue) scope.issue = issue;
   } else if (reason !== undefined && /quota/i.test(reason)) {
     // The points-based quota is an hourly budget of points: a "cost" limit, retryable after its
-    // reset (provider-signals.md section 0: per-hour limits are retried). "quota" would say a daily or
+    // reset (LimitType in ../types.ts: per-hour limits are retried). "quota" would say a daily or
     // monthly allowance that is not retried in this run, which this is not.
     limitType = "cost";
     what = "the hourly points quota";

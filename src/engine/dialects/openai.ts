@@ -50,8 +50,8 @@ function interpretOpenaiRules(ctx: SignalContext): Interpretation {
   }
   const message = asString(field(ctx.body, "error", "message")) ?? "";
   // Per-day windows (RPD, TPD) are named only in the message: "... on requests per day (RPD):
-  // Limit 200, Used 200 ...". RATE_DOC lists RPD/TPD beside RPM/TPM; a day is a quota (section 0
-  // of provider-signals.md), not retried in this run, its wait reported for a scheduler.
+  // Limit 200, Used 200 ...". RATE_DOC lists RPD/TPD beside RPM/TPM; a day is a quota (LimitType in
+  // ../types.ts), not retried in this run, its wait reported for a scheduler.
   if ((ctx.status === 429 || code === "rate_limit_exceeded") && /\((?:RPD|TPD)\)|\bper day\b/.test(message.slice(0, 2048))) {
     const wait = retryAfter ?? exhaustedReset;
     return throttledBy("quota", wait, {

@@ -73,6 +73,44 @@ function callLimitBudget(ctx: SignalContext): Budget | null {
   return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20, restoreEstimated: true };
 }
 
+/** A GraphQL query THROTTLED by the cost bucket: its wait from the cost extension, or never if it is larger than the bucket. */
+function graphqlThrottled(base: { scope: ScopeParts; budget: Budget | null }, cost: CostInfo | null, retryAfter: Wait | null): Interpretation {
+  if (cost?.requested !== undefined && cost.maximum !== undefined && cost.requested > cost.maximum) {
+    // A query that costs more than the whole bucket can never be admitted: no wait restores more than maximumAvailable (LIMITS_DOC).
+    return {
+      ...base,
+      throttled: true,
+      retryable: false,
+      limitType: "validation",
+      minWaitMs: null,
+      waitSource: null,
+      reason: `THROTTLED, but the query costs ${cost.requested} points and the bucket holds at most ${cost.maximum}; waiting will never be enough.`,
+    };
+  }
+  // Wait = (requestedQueryCost - currentlyAvailable) / restoreRate seconds (LIMITS_DOC).
+  let costWait: Wait | null = null;
+  if (cost && cost.requested !== undefined && cost.available !== undefined && cost.restoreRate !== undefined && cost.restoreRate > 0) {
+    const waitMs = Math.ceil((Math.max(0, cost.requested - cost.available) / cost.restoreRate) * 1000);
+    if (Number.isSafeInteger(waitMs)) costWait = { waitMs, source: "extensions.cost" };
+  }
+  const wait = longestWait(retryAfter, costWait);
+  return {
+    ...base,
+    throttled: true,
+    retryable: true,
+    limitType: "cost",
+    // The requested cost is computed by static analysis before the query runs, and a THROTTLED
+    // response rejects the whole operation at that point (LIMITS_DOC, "calculated query cost"):
+    // a throttled mutation was not executed, so repeating it cannot duplicate the write.
+    writeNotProcessed: true,
+    minWaitMs: wait?.waitMs ?? null,
+    waitSource: wait?.source ?? null,
+    reason: cost
+      ? `GraphQL cost limit (THROTTLED): ${cost.requested ?? "?"} points requested, ${cost.available ?? "?"} available, restoring ${cost.restoreRate ?? "?"}/s; ${describeWait(wait)}.`
+      : `GraphQL cost limit (THROTTLED) with no cost extension; ${describeWait(wait)}.`,
+  };
+}
+
 function interpretShopify(ctx: SignalContext): Interpretation {
   const isGraphql = /\/graphql(?:\.json)?\/?$/.test(ctx.path);
   const scope: ScopeParts = ctx.host ? { store: ctx.host, api: isGraphql ? "graphql" : "rest" } : { api: isGraphql ? "graphql" : "rest" };
@@ -98,42 +136,7 @@ function interpretShopify(ctx: SignalContext): Interpretation {
       reason: `The query costs ${queryCost ?? "more"} points, over the single-query maximum${maxCost === undefined ? "" : ` of ${maxCost}`} (MAX_COST_EXCEEDED); it can never succeed as written.`,
     };
   }
-  if (codes.includes("THROTTLED")) {
-    if (cost?.requested !== undefined && cost.maximum !== undefined && cost.requested > cost.maximum) {
-      // A request that costs more than the whole bucket will never be admitted (provider-signals.md §5.5).
-      return {
-        ...base,
-        throttled: true,
-        retryable: false,
-        limitType: "validation",
-        minWaitMs: null,
-        waitSource: null,
-        reason: `THROTTLED, but the query costs ${cost.requested} points and the bucket holds at most ${cost.maximum}; waiting will never be enough.`,
-      };
-    }
-    // Wait = (requestedQueryCost - currentlyAvailable) / restoreRate seconds (LIMITS_DOC).
-    let costWait: Wait | null = null;
-    if (cost && cost.requested !== undefined && cost.available !== undefined && cost.restoreRate !== undefined && cost.restoreRate > 0) {
-      const waitMs = Math.ceil((Math.max(0, cost.requested - cost.available) / cost.restoreRate) * 1000);
-      if (Number.isSafeInteger(waitMs)) costWait = { waitMs, source: "extensions.cost" };
-    }
-    const wait = longestWait(retryAfter, costWait);
-    return {
-      ...base,
-      throttled: true,
-      retryable: true,
-      limitType: "cost",
-      // The requested cost is computed by static analysis before the query runs, and a THROTTLED
-      // response rejects the whole operation at that point (LIMITS_DOC, "calculated query cost"):
-      // a throttled mutation was not executed, so repeating it cannot duplicate the write.
-      writeNotProcessed: true,
-      minWaitMs: wait?.waitMs ?? null,
-      waitSource: wait?.source ?? null,
-      reason: cost
-        ? `GraphQL cost limit (THROTTLED): ${cost.requested ?? "?"} points requested, ${cost.available ?? "?"} available, restoring ${cost.restoreRate ?? "?"}/s; ${describeWait(wait)}.`
-        : `GraphQL cost limit (THROTTLED) with no cost extension; ${describeWait(wait)}.`,
-    };
-  }
+  if (codes.includes("THROTTLED")) return graphqlThrottled(base, cost, retryAfter);
   if (ctx.status === 429) {
     // REST_DOC: 429 with Retry-After (decimal seconds, e.g. "2.0").
     return throttledBy("burst", retryAfter, {

@@ -4,7 +4,8 @@
  *   On All Errors" with 5 retries and the default delay "0": every retry waits 2^(n-1)·0 = 0 ms;
  * - with its defaults: no retryConfig, so no retry at all;
  * - with only `retries` set: retryDelay undefined overrides axios-retry's default and the first
- *   retry throws "retryDelay is not a function" (peers.md, spectral note 1).
+ *   retry throws "retryDelay is not a function" (spectral's dist/clients/http computeRetryDelay
+ *   returns an undefined retryDelay as it is, over axios-retry's default, which then calls it).
  */
 import { createClient } from "@prismatic-io/spectral/dist/clients/http";
 import { sendOnce, useLabTransport, type Strategy, type StrategyEnv } from "./common";
