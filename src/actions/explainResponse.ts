@@ -1,15 +1,18 @@
 import { action, input } from "@prismatic-io/spectral";
 import { ThrottleInputError } from "../client";
-import { classify, type Verdict } from "../engine";
+import { classify, headerLinesOf, type Verdict } from "../engine";
 import { parseJsonish, parseOptionalText, parseWhole, policyInputs, parseProvider, type NumberSpec } from "../inputs";
 import { isoTime, NOT_BEFORE_DESCRIPTION, nullable, verdictSchema, type Schema } from "./schemas";
 
 const STATUS: NumberSpec = { label: "Status", fallback: 200, min: 100, max: 599 };
 
 function parseHeaders(value: unknown): Record<string, string> | undefined {
+  // Header lines as a browser or curl -i shows them ("Retry-After: 30", one a line) are read too.
+  const lines = typeof value === "string" && !/^\s*[[{]/.test(value) ? headerLinesOf(value) : null;
+  if (lines !== null) return lines;
   const headers = parseJsonish("Headers", value);
   if (headers !== undefined && (headers === null || typeof headers !== "object" || Array.isArray(headers))) {
-    throw new ThrottleInputError("Invalid Headers: expected an object of header names to values (or its JSON text). Reference the headers of the step whose response you explain.");
+    throw new ThrottleInputError('Invalid Headers: expected an object of header names to values, its JSON text, or header lines ("Retry-After: 30", one a line). Reference the headers of the step whose response you explain.');
   }
   return headers as Record<string, string> | undefined;
 }
@@ -73,7 +76,7 @@ export const explainResponse = action({
       label: "Headers",
       type: "data",
       required: false,
-      comments: "The response headers: an object of names to values, or its JSON text. Rate-limit signals (Retry-After, X-RateLimit-*) are read from here.",
+      comments: "The response headers: an object of names to values, its JSON text, or the header lines as curl -i or a browser shows them (Retry-After: 30, one a line). Rate-limit signals (Retry-After, X-RateLimit-*) are read from here.",
       example: '{"Retry-After": "30"}',
       placeholder: '{"Retry-After": "30"}',
       clean: parseHeaders,

@@ -9,18 +9,27 @@
 import { readFileSync } from "node:fs";
 import { isatty } from "node:tty";
 import { parseArgs } from "node:util";
-import { applyWriteSafety, classify, DEFAULT_POLICY, plan, writeRetrySafety } from "../engine";
+import { applyWriteSafety, classify, DEFAULT_POLICY, looksLikeRawResponse, parseRawResponse, plan, writeRetrySafety } from "../engine";
 import type { ClassifyInput, Decision, HeaderInput, Verdict, WriteSafety } from "../engine";
 
 export class UsageError extends Error {}
 
-export const EXPLAIN_USAGE = "usage: explain [--now ISO-8601] [--no-retry-writes-after-throttle] [FILE]  (reads standard input when FILE is absent or -)";
+export const EXPLAIN_USAGE =
+  "usage: explain [--now ISO-8601] [--no-retry-writes-after-throttle] [--url URL] [--method METHOD] [--provider ID] [FILE]  (reads standard input when FILE is absent or -)";
 
 export const EXPLAIN_HELP = `${EXPLAIN_USAGE}
 
-Reads one response, or a JSON array of them, and prints what it means and what the client will do.
+Reads one response and prints what it means and what the client will do. The response is either
+pasted as it came (what \`curl -i\` prints: the status line, the headers, an empty line, the body;
+with several responses in the paste, as after a redirect or a 100 Continue, the last one is read):
 
-Each item:
+  HTTP/1.1 429 Too Many Requests
+  Retry-After: 30
+  X-RateLimit-Remaining: 0
+
+  {"message": "API rate limit exceeded"}
+
+or one JSON object, or a JSON array of them, each:
   {
     "name": "optional label, carried to the output",
     "request":  { "method": "POST", "url": "https://api.github.com/repos/o/r/issues",
@@ -31,12 +40,15 @@ Each item:
 
 Options:
   --now ISO-8601                      the clock to explain at (default: now)
+  --url URL                           with a pasted response: the URL that was called (its host picks the provider's rules)
+  --method METHOD                     with a pasted response: the method that was used (default GET)
+  --provider ID                       with a pasted response: a dialect id, e.g. github (default: by the URL's host)
   --no-retry-writes-after-throttle    do not repeat a POST/PATCH after a throttle (the client's retryWritesAfterThrottle: false)
   -h, --help                          this text
 `;
 
 /** Shown on stderr when explain waits on a terminal, so it never waits silently. */
-export const TERMINAL_HINT = "explain: reading JSON from the terminal; paste a response and press Ctrl-D, or give a FILE (explain --help)";
+export const TERMINAL_HINT = "explain: reading from the terminal; paste a response (as curl -i prints it, or JSON) and press Ctrl-D, or give a FILE (explain --help)";
 
 /** An explain input row: classify's input plus what the write-safety rule reads, and a label. */
 export interface ExplainInput extends ClassifyInput {
@@ -126,11 +138,19 @@ export function explainOne(input: ExplainInput, nowMs: number, options: ExplainO
   return { ...labelsOf(input), ...verdict, writeSafety, plan: decision };
 }
 
+/** What a pasted response does not say: the request it answered, and whose rules to read it by. */
+interface RawRequestFlags {
+  url?: string;
+  method?: string;
+  provider?: string;
+}
+
 interface ParsedArgs {
   help: boolean;
   nowMs: number;
   file: string | undefined;
   retryWritesAfterThrottle: boolean;
+  raw: RawRequestFlags;
 }
 
 function parseExplainArgs(args: readonly string[], defaultNowMs: number): ParsedArgs {
@@ -138,7 +158,14 @@ function parseExplainArgs(args: readonly string[], defaultNowMs: number): Parsed
   try {
     parsed = parseArgs({
       args: [...args],
-      options: { now: { type: "string" }, help: { type: "boolean", short: "h" }, "no-retry-writes-after-throttle": { type: "boolean" } },
+      options: {
+        now: { type: "string" },
+        help: { type: "boolean", short: "h" },
+        "no-retry-writes-after-throttle": { type: "boolean" },
+        url: { type: "string" },
+        method: { type: "string" },
+        provider: { type: "string" },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -153,23 +180,39 @@ function parseExplainArgs(args: readonly string[], defaultNowMs: number): Parsed
     if (!Number.isFinite(nowMs)) throw new UsageError(`--now "${parsed.values.now}" is not an ISO 8601 time; use e.g. --now 2026-11-30T12:00:00Z`);
   }
   const file = parsed.positionals[0];
-  return { help, nowMs, file: file === "-" ? undefined : file, retryWritesAfterThrottle: parsed.values["no-retry-writes-after-throttle"] !== true };
+  const { url, method, provider } = parsed.values;
+  if (url !== undefined && !URL.canParse(url)) throw new UsageError(`--url "${url}" is not a URL; use e.g. --url https://api.github.com/repos/o/r/issues`);
+  const raw: RawRequestFlags = { url, method: method?.toUpperCase(), provider };
+  return { help, nowMs, file: file === "-" ? undefined : file, retryWritesAfterThrottle: parsed.values["no-retry-writes-after-throttle"] !== true, raw };
 }
 
-/** Parses the arguments and the JSON text; returns what to print. Throws UsageError on bad input. */
+/** A pasted response as explain's input, with the request the flags name. */
+function pastedInput(text: string, raw: RawRequestFlags, what: string): ExplainInput {
+  const response = parseRawResponse(text);
+  if ("error" in response) throw new UsageError(`${what}: ${response.error}`);
+  const request: NonNullable<ExplainInput["request"]> = { method: raw.method ?? "GET" };
+  if (raw.url !== undefined) request.url = raw.url;
+  return { request, response, ...(raw.provider === undefined ? {} : { provider: raw.provider }) };
+}
+
+/** Parses the arguments and the input (a pasted response, or JSON); returns what to print. Throws UsageError on bad input. */
 export function explainText(args: readonly string[], readInput: (file: string | undefined) => string, defaultNowMs: number): string {
-  const { help, nowMs, file, retryWritesAfterThrottle } = parseExplainArgs(args, defaultNowMs);
+  const { help, nowMs, file, retryWritesAfterThrottle, raw } = parseExplainArgs(args, defaultNowMs);
   if (help) return EXPLAIN_HELP.trimEnd();
   const text = readInput(file);
   const what = file ?? "standard input";
-  if (text.trim() === "") throw new UsageError(`${what} is empty; give one JSON object or an array of them`);
+  if (text.trim() === "") throw new UsageError(`${what} is empty; paste a response (as curl -i prints it), or give one JSON object or an array of them`);
+  const options = { retryWritesAfterThrottle };
+  if (looksLikeRawResponse(text)) return JSON.stringify(explainOne(pastedInput(text, raw, what), nowMs, options), null, 2);
+  if (raw.url !== undefined || raw.method !== undefined || raw.provider !== undefined) {
+    throw new UsageError(`--url, --method and --provider go with a pasted response; in JSON input, give them as "request": {"url", "method"} and "provider"`);
+  }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`${what} is not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new UsageError(`${what} is neither a pasted response (its first line like "HTTP/1.1 429 Too Many Requests") nor valid JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  const options = { retryWritesAfterThrottle };
   if (Array.isArray(json)) {
     if (json.length === 0) throw new UsageError(`${what} holds an empty array; give at least one response`);
     const inputs = json.map((item, index) => validateInput(item, `item ${index}`));

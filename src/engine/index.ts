@@ -4,6 +4,8 @@ export { plan, DEFAULT_POLICY } from "./plan";
 export { backoffMs, exponentialCeilingMs } from "./backoff";
 export { budgetNotBefore } from "./budget";
 export { parseHttpDate } from "./http-date";
+export { headerLinesOf, looksLikeRawResponse, parseHeaderLines, parseRawResponse } from "./raw-response";
+export type { RawResponse } from "./raw-response";
 export { parseGoDuration } from "./signals";
 export { dialects, dialectById, dialectForHost } from "./dialects";
 export type { Dialect, RequestShape } from "./dialect";

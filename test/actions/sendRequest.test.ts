@@ -188,6 +188,11 @@ describe("backoff actions", () => {
     expect(data.notBefore).toMatch(/Z$/);
     const fine = await harness.action("explainResponse", { status: "200", headers: { "x-ratelimit-remaining": "10" } });
     expect(branchOf(fine)).toBe("Not Throttled");
+    // Header lines as curl -i or a browser shows them, pasted into Headers.
+    const pasted = await harness.action("explainResponse", { status: "429", headers: "Retry-After: 12\r\nX-RateLimit-Remaining: 0\r\n" });
+    expect(branchOf(pasted)).toBe("Throttled");
+    expect((pasted as { data: { minWaitMs: number } }).data.minWaitMs).toBe(12_000);
+    await expect(harness.action("explainResponse", { status: "429", headers: "Retry-After 12" })).rejects.toThrow(/Invalid Headers: .*header lines/);
   });
 
   it("drops an invalid stored scope with a warning instead of trusting it", async () => {

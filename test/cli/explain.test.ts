@@ -43,8 +43,23 @@ describe("throttle-http explain (the real command)", () => {
     expect(JSON.parse(stdout)).toMatchObject({ throttled: true, minWaitMs: 2000, plan: { decision: "retry", waitRangeMs: [2000, 2200] } });
   });
 
+  it("reads a response pasted as curl -i prints it, with the request named by flags", async () => {
+    const pasted = ["HTTP/1.1 100 Continue", "", "HTTP/1.1 429 Too Many Requests", "Retry-After: 30", "X-RateLimit-Remaining: 0", "", '{"message":"API rate limit exceeded"}'].join("\r\n");
+    const { code, stdout } = await cli(["explain", "--now", NOW, "--url", "https://api.github.com/repos/o/r/issues", "--method", "post"], pasted);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({
+      provider: "github",
+      status: 429,
+      throttled: true,
+      minWaitMs: 30_000,
+      writeSafety: { repeatable: true, basis: "throttle-refusal" },
+      plan: { decision: "retry", waitRangeMs: [30_000, 31_000] },
+    });
+  });
+
   it.each([
-    ["not JSON", "nope {", /not valid JSON/],
+    ["not JSON", "nope {", /neither a pasted response .* nor valid JSON/],
+    ["a pasted response with a broken header line", "HTTP/1.1 429 Too Many Requests\nRetry-After 30\n", /line 2 is not a header line/],
     ["no response", '{"request":{"url":"https://x.test"}}', /no "response" object/],
     ["a status that is not a number", '{"response":{"status":"429"}}', /response.status must be a number/],
     ["empty input", "", /is empty/],
@@ -168,5 +183,13 @@ describe("explainText", () => {
 
   it("rejects a bad --now", () => {
     expect(() => explainText(["--now", "tomorrow"], () => "{}", 0)).toThrow(UsageError);
+  });
+
+  it("a pasted response: --provider picks the rules, --url must be a URL, and the flags do not go with JSON", () => {
+    const pasted = "HTTP/2 429\nretry-after: 1\n\n";
+    const read = JSON.parse(explainText(["--now", NOW, "--provider", "slack"], () => pasted, 0)) as { provider: string; request?: unknown; plan: { decision: string } };
+    expect(read).toMatchObject({ provider: "slack", plan: { decision: "retry" } });
+    expect(() => explainText(["--url", "api.github.com"], () => pasted, 0)).toThrow(/--url "api.github.com" is not a URL/);
+    expect(() => explainText(["--provider", "github"], () => '{"response":{"status":429}}', 0)).toThrow(/go with a pasted response/);
   });
 });
