@@ -24,8 +24,9 @@ describe("ScopeWaiters", () => {
     expect(clock.pending).toBe(0);
   });
 
-  // The Redis store waits through ScopeWaiters too: a signal already aborted was never listened to
-  // (an abort listener added after the abort does not fire), so the wait ran its full length.
+  // Both stores wait through ScopeWaiters. A signal already aborted was never listened to (an abort
+  // listener added after the abort does not fire): the memory store's own copy had learned to reject
+  // at once, the Redis store's wait ran its full length (up to its 250 ms check).
   it("rejects at once when the caller's signal is already aborted, and leaves no timer", async () => {
     const clock = new FakeClock(T0);
     const waiters = new ScopeWaiters(clock);
