@@ -72,7 +72,8 @@ export function parseHeaderLines(lines: readonly string[], firstLineNumber = 1):
 
 /** Reads a pasted response; returns it, or an error that says what is wrong, in one line. */
 export function parseRawResponse(text: string): RawResponse | { error: string } {
-  const lines = text.replace(/^\uFEFF/, "").trimStart().split(/\r?\n/);
+  // trimStart drops a byte order mark too: U+FEFF is white space to ECMAScript (§12.2).
+  const lines = text.trimStart().split(/\r?\n/);
   const start = lastStatusLine(lines);
   if (start === -1) return { error: 'no status line: a pasted response starts like "HTTP/1.1 429 Too Many Requests"' };
   const status = Number(STATUS_LINE.exec(lines[start]!)![1]);

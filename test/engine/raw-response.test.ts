@@ -60,6 +60,8 @@ describe("parseRawResponse", () => {
     expect(looksLikeRawResponse("  HTTP/1.1 429 Too Many Requests\n")).toBe(true);
     expect(looksLikeRawResponse('{"response":{"status":429}}')).toBe(false);
     expect(looksLikeRawResponse("HTTP is a protocol")).toBe(false);
+    // A file saved with a byte order mark.
+    expect(parseRawResponse("\uFEFFHTTP/1.1 429 Too Many Requests\r\n")).toMatchObject({ status: 429 });
   });
 
   it("gives classify what it reads: a pasted GitHub secondary limit is a throttle with its wait", () => {
