@@ -92,6 +92,8 @@ export class RequestRun {
   lastVerdict: Verdict | null = null;
   final: FinalState | null = null;
   private retryWaitMs = 0;
+  /** The retry wait is our own backoff after a throttle (the server told no wait). */
+  private retryWaitIsBackoff = false;
   private previousWaitMs: number | null = null;
   private claimSeq: number | null = null;
   private sentAtMs = 0;
@@ -171,6 +173,20 @@ export class RequestRun {
   // ---------------------------------------------------------------- before each attempt
 
   /**
+   * The request's own wait before its next attempt. Our backoff after a throttle the server gave no
+   * wait for ends as soon as the scope is known to limit requests in flight: a place frees when an
+   * answer comes, not at a time, and the governor's in-flight cap holds the attempt until one does.
+   * Slept out, it held a request throttled in the slow start's wave for half a second after the
+   * answers had shown a concurrency limit (lab probe concurrency-40-stripe-silence-50-workers-faults).
+   * A wait the server told is always slept out: it is a floor.
+   */
+  private async sitOutRetryWait(): Promise<void> {
+    const { ctx, req } = this;
+    if (!this.retryWaitIsBackoff || !ctx.store.sleepUntilConcurrencyLearned) return cappedSleep(ctx.clock, this.retryWaitMs, this.callerSignal);
+    await ctx.store.sleepUntilConcurrencyLearned(req.governorScope, this.retryWaitMs, this.callerSignal);
+  }
+
+  /**
    * The request interceptor. A store in this process (claimNow) that has a free slot now answers
    * at once, and the attempt goes without a promise in between; anything else (our own retry wait,
    * a start ahead, a shared store) goes through takeSlot.
@@ -190,7 +206,7 @@ export class RequestRun {
 
   private async attemptAfterWaits(config: InternalAxiosRequestConfig, first: { claimed: StoreClaim; askedAtMs: number } | null): Promise<InternalAxiosRequestConfig> {
     if (this.retryWaitMs > 0) {
-      await cappedSleep(this.ctx.clock, this.retryWaitMs, this.callerSignal);
+      await this.sitOutRetryWait();
       this.retryWaitMs = 0;
     }
     await this.takeSlot(first);
@@ -462,6 +478,7 @@ export class RequestRun {
   private settle(decision: Decision, verdict: Verdict, nowMs: number, unsafe: boolean): boolean {
     if (decision.decision === "retry") {
       this.retryWaitMs = decision.waitMs;
+      this.retryWaitIsBackoff = verdict.throttled && decision.waitSource.startsWith("backoff");
       this.previousWaitMs = decision.waitMs;
       return true;
     }

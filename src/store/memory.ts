@@ -4,7 +4,7 @@
  * probe's answer arrives), not after a fixed lease.
  */
 import { randomBytes } from "node:crypto";
-import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, holdUntil, keptHeldGrant, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, freesOnAnswer, holdUntil, keptHeldGrant, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import { createQueueSet } from "./queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
 import { ScopeWaiters } from "./waiters";
@@ -36,6 +36,7 @@ export type StoreEvent =
 export interface MemoryStore extends GovernorStore {
   claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
   observeNow(scope: string, observation: Observation): void;
+  sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
   /** Every scope's state (copies are not made: treat as read-only). */
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
@@ -64,6 +65,9 @@ export const defaultStoreClock: StoreClock = {
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
 };
+
+/** The waiters' key for a scope's becoming a limit on requests in flight (no scope key holds a NUL). */
+const placesKey = (scope: string): string => `${scope}\u0000places`;
 
 /** Whether a scope still holds something that matters: a wait ahead, a probe or claims out. */
 function holdsSomethingAhead(state: GovernorState, nowMs: number): boolean {
@@ -95,6 +99,25 @@ function withHolds(states: ReadonlyMap<string, GovernorState>, scopes: ClaimScop
   return held;
 }
 
+/** Whether a scope's limit is on requests in flight (a place frees when an answer comes, not at a time). */
+function freesOnAnswerIn(states: ReadonlyMap<string, GovernorState>, scope: string): boolean {
+  const state = states.get(scope);
+  return state !== undefined && freesOnAnswer(state);
+}
+
+/** The park queue's part of the store (Send Batch's queues), over one queue set. */
+function queueMethods(queues: ReturnType<typeof createQueueSet>): Pick<MemoryStore, "park" | "takeParked" | "queuesSnapshot" | "loadQueues"> {
+  return {
+    park: async (queue, items, limits) => queues.park(queue, items, limits),
+    takeParked: async (queue, nowMs, maxItems) => {
+      if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
+      return queues.take(queue, nowMs, maxItems);
+    },
+    queuesSnapshot: () => queues.snapshot(),
+    loadQueues: (value) => queues.load(value),
+  };
+}
+
 /** Loads states written elsewhere into states, each checked; returns what was dropped, one line each. */
 function loadStates(states: Map<string, GovernorState>, scopes: Record<string, unknown>): string[] {
   const problems: string[] = [];
@@ -117,7 +140,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const saltValue = options.salt ?? randomBytes(16).toString("hex");
   const states = new Map<string, GovernorState>();
   const waiters = new ScopeWaiters(clock);
-  const queues = createQueueSet(options.queues);
 
   function put(scope: string, state: GovernorState, nowMs: number): void {
     const isNew = !states.has(scope);
@@ -127,6 +149,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   }
 
   const stateOf = (scope: string, nowMs: number): GovernorState => states.get(scope) ?? emptyState(nowMs);
+  const freesOn = (scope: string): boolean => freesOnAnswerIn(states, scope);
 
   const store: MemoryStore = {
     kind: "memory",
@@ -140,9 +163,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return { result: next.result, nowMs: request.nowMs };
     },
     observeNow(scope: string, observation: Observation): void {
+      const freedOnAnswer = freesOn(scope);
       const after = observeInPlace(stateOf(scope, observation.nowMs), observation, governorOptions);
       options.onEvent?.({ kind: "observe", scope, observation, state: after });
       put(scope, after, observation.nowMs);
+      // Only the change is told: a wait on every answer woke each backing-off request each time.
+      if (!freedOnAnswer && freesOnAnswer(after)) waiters.notify(placesKey(scope));
+    },
+    async sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void> {
+      if (freesOn(scope)) return clock.sleep(waitMs, signal);
+      await waiters.changed(placesKey(scope), waitMs, signal);
     },
     async claim(scopes, request) {
       return store.claimNow(scopes, request);
@@ -172,15 +202,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async salt() {
       return saltValue;
     },
-    async park(queue, items, limits) {
-      return queues.park(queue, items, limits);
-    },
-    async takeParked(queue, nowMs, maxItems) {
-      if (!Number.isSafeInteger(maxItems) || maxItems < 1) throw new TypeError(`Invalid maxItems ${String(maxItems)}: give a whole number, 1 or more.`);
-      return queues.take(queue, nowMs, maxItems);
-    },
-    queuesSnapshot: () => queues.snapshot(),
-    loadQueues: (value) => queues.load(value),
+    ...queueMethods(createQueueSet(options.queues)),
     async close() {},
     snapshot: () => states,
     load(scopes) {

@@ -75,6 +75,13 @@ export interface GovernorStore {
    */
   claimNow?(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
   observeNow?(scope: string, observation: Observation): void;
+  /**
+   * Sleeps waitMs, or less: until the scope is learned to limit requests in flight (learned, shown or
+   * inferred: a place frees when an answer comes, not at a time), where it was not at the call; for
+   * stores whose state is in this process. The client's own backoff after a throttle ends there
+   * (run.ts sitOutRetryWait).
+   */
+  sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
   release(scope: string, seq: number): Promise<void>;
   /** Set-if-later: no start in this scope before untilMs. */

@@ -205,3 +205,44 @@ describe("changed()", () => {
     expect(listening.size).toBe(0);
   });
 });
+
+describe("sleepUntilConcurrencyLearned()", () => {
+  const shownConcurrency = { remaining: 4, limit: 5, resetAtMs: null, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent: true };
+
+  it("ends when an answer teaches a limit on requests in flight, not on another answer", async () => {
+    const clock = new FakeClock(T0);
+    const store = createMemoryStore({ clock });
+    const first = await go(store, scope, T0);
+    const backoff = store.sleepUntilConcurrencyLearned(scope, 500);
+    // An answer that shows a rate (a window) changes the scope but teaches no concurrency limit.
+    await store.observe(scope, ok(first.seq, T0, T0 + 10, { budget: { remaining: 9, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000, restorePerSecond: null, unitsPerRequest: null } }));
+    expect(await isSettled(backoff)).toBe(false);
+    const second = await go(store, scope, T0 + 20);
+    await store.observe(scope, ok(second.seq, T0 + 20, T0 + 30, { budget: shownConcurrency }));
+    expect(await isSettled(backoff)).toBe(true);
+    expect(clock.nowMs()).toBe(T0);
+    expect(clock.pending).toBe(0);
+  });
+
+  it("sleeps the whole wait where the scope was already known to limit requests in flight (a throttle under the limit itself)", async () => {
+    const clock = new FakeClock(T0);
+    const store = createMemoryStore({ clock });
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10, { budget: shownConcurrency }));
+    const backoff = store.sleepUntilConcurrencyLearned(scope, 500);
+    await settle();
+    expect(await isSettled(backoff)).toBe(false);
+    await clock.advance(500);
+    expect(await isSettled(backoff)).toBe(true);
+  });
+
+  it("sleeps the whole wait where nothing is learned", async () => {
+    const clock = new FakeClock(T0);
+    const store = createMemoryStore({ clock });
+    const backoff = store.sleepUntilConcurrencyLearned(scope, 500);
+    await clock.advance(499);
+    expect(await isSettled(backoff)).toBe(false);
+    await clock.advance(1);
+    expect(await isSettled(backoff)).toBe(true);
+  });
+});

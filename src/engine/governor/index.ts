@@ -8,6 +8,7 @@ import type { GovernorState } from "./types";
 
 export { claim, claimInPlace, isCold, keptHeldGrant, prune, recheckMs, release } from "./claim";
 export { observe, observeInPlace } from "./observe";
+export { holdsConcurrency as freesOnAnswer } from "./concurrency";
 export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";
 export { boundSlots, clampTime, copyState, emptyState, MAX_SLOTS, readState } from "./state";
 export type * from "./types";
