@@ -139,6 +139,39 @@ export function markdownTable(results: readonly StrategyResult[], scenario: Scen
   return [line(TABLE_HEADERS), line(TABLE_HEADERS.map((_, c) => (c === 0 ? "---" : "---:"))), ...rows.map(line)].join("\n") + (footnote(rows) ? `\n${footnote(rows)}` : "");
 }
 
+const SWEEP_HEADERS = ["scenario", "ours x ideal", "ours throttled", "ours", "peers that met every goal"];
+
+/** One sweep row: ours's figures and verdict on a scenario, and the peers that met every goal there. */
+function sweepRow(report: ScenarioReport): { cells: string[]; met: boolean } {
+  const ours = report.runs.find((r) => r.result.strategy === "ours")?.result;
+  const passing = report.runs.filter((r) => r.result.strategy !== "ours" && goalMisses(r.result, report).length === 0).map((r) => r.result.strategy);
+  const peers = passing.length > 0 ? passing.join(", ") : "none";
+  if (!ours) return { cells: [report.scenario.name, "-", "-", "not run", peers], met: false };
+  const misses = goalMisses(ours, report);
+  const overIdeal = ours.idealMs <= 0 ? "-" : finishedEveryJob(ours, report.scenario) ? (ours.makespanMs / ours.idealMs).toFixed(2) : NOT_COMPARABLE;
+  const verdict = misses.length === 0 ? "met every goal" : `missed: ${misses.map((m) => m.short).join(", ")}`;
+  return { cells: [report.scenario.name, overIdeal, `${ours.throttled} of ${ours.calls} (${percent(ours.throttled, ours.calls)})`, verdict, peers], met: misses.length === 0 };
+}
+
+/**
+ * Several scenarios at a glance (bench with more than one --scenario): a row per scenario, then how
+ * many of them ours met every goal in. Markdown for BENCHMARKS.md, or padded text.
+ */
+export function sweepTable(reports: readonly ScenarioReport[], markdown: boolean): string {
+  const rows = reports.map(sweepRow);
+  const met = rows.filter((row) => row.met).length;
+  const count = `ours met every goal in ${met} of ${reports.length} scenarios`;
+  const cells = rows.map((row) => row.cells);
+  if (markdown) {
+    const line = (row: readonly string[]): string => `| ${row.map((cell) => cell.replaceAll("|", "\\|")).join(" | ")} |`;
+    return [line(SWEEP_HEADERS), line(SWEEP_HEADERS.map((_, c) => (c === 1 || c === 2 ? "---:" : "---"))), ...cells.map(line), "", count].join("\n");
+  }
+  const all = [SWEEP_HEADERS, ...cells];
+  const widths = SWEEP_HEADERS.map((_, c) => Math.max(...all.map((row) => row[c]!.length)));
+  const pad = (row: readonly string[]): string => row.map((cell, c) => (c === 1 || c === 2 ? cell.padStart(widths[c]!) : cell.padEnd(widths[c]!))).join("  ").trimEnd();
+  return [pad(SWEEP_HEADERS), ...cells.map(pad), count].join("\n");
+}
+
 /** The terminal's closing summary: one line per scenario, ours first, then the peers that met every goal. */
 export function summaryText(reports: readonly ScenarioReport[]): string {
   const lines = reports.map((report) => {

@@ -90,6 +90,68 @@ describe("npm run bench (the real command)", () => {
   });
 });
 
+describe("npm run bench over several scenarios (a sweep)", () => {
+  const small = (name: string, limit: number) => ({
+    name,
+    server: { limiter: "fixed-window", limit, windowMs: 1000, dialect: "github" },
+    workload: { jobs: 6, workers: 2, method: "GET", coordination: "in-process" },
+    strategies: ["naive", "ours"],
+    clock: "virtual",
+    seed: 5,
+  });
+
+  function sweepDir(): string {
+    const sweep = mkdtempSync(join(tmpdir(), "bench-sweep-"));
+    writeFileSync(join(sweep, "b.json"), JSON.stringify(small("tight", 2)));
+    writeFileSync(join(sweep, "a.json"), JSON.stringify(small("roomy", 50)));
+    writeFileSync(join(sweep, "notes.txt"), "not a scenario");
+    return sweep;
+  }
+
+  it("runs a directory's .json files by name and counts where ours met every goal from the verdicts it printed", async () => {
+    const { code, stdout } = await bench(["--scenario", sweepDir()]);
+    expect(code).toBe(0);
+    expect(stdout.indexOf("roomy\n")).toBeLessThan(stdout.indexOf("tight\n"));
+    const verdicts = stdout.split("\n").filter((line) => line.startsWith("ours: "));
+    expect(verdicts).toHaveLength(2);
+    const met = verdicts.filter((line) => line === "ours: all goals met").length;
+    expect(stdout.trimEnd().split("\n").at(-1)).toBe(`ours met every goal in ${met} of 2 scenarios`);
+    // The naive peer fails jobs on the tight limit: it is no peer that met every goal there.
+    expect(stdout).toMatch(/^tight\s.*\snone$/m);
+  });
+
+  it("prints one { file, name, results } per scenario with --json", async () => {
+    const sweep = sweepDir();
+    const { code, stdout } = await bench(["--scenario", join(sweep, "a.json"), "--scenario", join(sweep, "b.json"), "--json"]);
+    expect(code).toBe(0);
+    const output = JSON.parse(stdout) as Array<{ file: string; name: string; results: Array<{ strategy: string; ok: number }> }>;
+    expect(output.map((o) => [o.file, o.name])).toEqual([[join(sweep, "a.json"), "roomy"], [join(sweep, "b.json"), "tight"]]);
+    for (const o of output) expect(o.results.map((r) => r.strategy)).toEqual(["naive", "ours"]);
+    expect(output[0]!.results[1]!.ok).toBe(6);
+  });
+
+  it("checks every file before the first run: a bad one among good ones costs no run", async () => {
+    const sweep = sweepDir();
+    writeFileSync(join(sweep, "c.json"), JSON.stringify({ ...small("typo", 5), workload: { jobs: 2, workerz: 2 } }));
+    const { code, stdout, stderr } = await bench(["--scenario", sweep]);
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toContain("workload.workerz");
+  });
+
+  it.each([
+    ["a directory with no scenario", () => ["--scenario", mkdtempSync(join(tmpdir(), "bench-empty-"))], /holds no \.json scenario files/],
+    ["--json with --markdown", () => ["--scenario", sweepDir(), "--json", "--markdown"], /exclude each other/],
+  ])("rejects %s with one line and exit code 2", async (_label, args, message) => {
+    const { code, stdout, stderr } = await bench(args());
+    expect(code).toBe(2);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(message);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});
+
 describe("--help on every lab command", () => {
   it.each([["npm start", "main.ts", /^usage: npm start/], ["npm run bench", "bench.ts", /^usage: npm run -s bench/], ["npm run bench:engine", "engine-bench.ts", /^usage: npm run -s bench:engine/]])(
     "%s -- --help prints its usage and exits 0 without running anything",
