@@ -1107,6 +1107,25 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(states[1]?.refill).not.toBe("bucket");
   });
 
+  it("agrees that a reset read a second on, less the Date's drift, while the count runs on is a bucket's", async () => {
+    const both = new SideBySide(raw, server.url, "drift:", T0);
+    const scope = "api|drift";
+    const send = (remaining: number, resetOffsetMs: number): Promise<number> => {
+      both.nowMs += 300;
+      return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 5, resetAtMs: T0 + resetOffsetMs })));
+    };
+    let learned: GovernorState | undefined;
+    try {
+      await send(4, 3040);
+      // 980 ms on: a whole second read against a Date offset estimate 20 ms narrower.
+      await send(3, 4020);
+      learned = structuredClone(both.memory.snapshot().get(scope));
+    } finally {
+      await both.close();
+    }
+    expect(learned?.refill).toBe("bucket");
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

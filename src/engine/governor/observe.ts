@@ -284,7 +284,10 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   // window's reading 960 ms after its last merged reset showed 4,040 against 3,080, and the next one's
   // 4,080, 40 ms on, read as a second moved on, took the log for a bucket (1.06 -> 1.51 x ideal).
   const previousShownMs = previous.shownResetAtMs ?? previous.resetAtMs;
-  if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previousShownMs + ROUNDING_MS || observation.seq <= previous.seq) return false;
+  // A second on, give or take the Date's drift: two whole-second resets read against offset
+  // estimates that narrowed in between are 980 ms apart, and a bucket of 100 refilling 20 per s
+  // whose every reading moved its reset on that way was paced as fixed windows of 100 per 6 s.
+  if (state.refill === "bucket" || previous.resetAtMs === 0 || resetAtMs < previousShownMs + ROUNDING_MS - RESET_DRIFT_MARGIN_MS || observation.seq <= previous.seq) return false;
   // Sent close to the previous reset, it may have been counted in the next window (resets read
   // against the server's Date drift by some tens of ms): a fresh count can equal a continued one.
   if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;

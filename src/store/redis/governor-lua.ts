@@ -1129,7 +1129,8 @@ end
 local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   -- observe.ts: against the reset the previous reading showed, not the earlier one it was merged with.
   local previousShownMs = previous.shownResetAtMs or previous.resetAtMs
-  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previousShownMs + ROUNDING_MS or observation.seq <= previous.seq then return false end
+  -- observe.ts: a second on, give or take the Date's drift.
+  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previousShownMs + ROUNDING_MS - ROUNDING_MS / 4 or observation.seq <= previous.seq then return false end
   if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq)

@@ -114,6 +114,25 @@ describe("a shown budget is never overrun", () => {
     }
   });
 
+  it("a bucket's reset read a second on, less the Date's drift (980 ms), while the count runs on is a bucket, not a window", () => {
+    // 100 refilling 20 per s, the reset the time until full in whole seconds, each read against the
+    // Date of its own answer: the 21st unit pushes it past a whole second, and the offset estimate
+    // narrowed since puts the new reset 980 ms after the last. Read as a window, the next 100 waited
+    // for the reset 6 s out (lab:random seed 291 #1: 1.11 x ideal).
+    const reading = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 100, resetAtMs });
+    const scope = new Scope(T0);
+    scope.answer(scope.go(T0), T0 + 20, { budget: reading(99, T0 + 1040) });
+    const burst = Array.from({ length: 20 }, () => scope.go(T0 + 20));
+    burst.forEach((go, i) => scope.answer(go, T0 + 40, { budget: reading(98 - i, i < 19 ? T0 + 1040 : T0 + 2020) }));
+    expect(scope.state.refill).toBe("bucket");
+    // A reset that moved only by the drift (tens of ms) while the count runs on says nothing: a window's.
+    const steady = new Scope(T0);
+    steady.answer(steady.go(T0), T0 + 20, { budget: reading(99, T0 + 1040) });
+    const more = Array.from({ length: 5 }, () => steady.go(T0 + 20));
+    more.forEach((go, i) => steady.answer(go, T0 + 40, { budget: reading(98 - i, T0 + 1040 + 20 * (i % 2)) }));
+    expect(steady.state.refill).not.toBe("bucket");
+  });
+
   it("a bucket's documented rate (Shopify REST: its size per 20 s) is shortened where its count comes back faster, and kept where it does not", () => {
     // Shopify REST shows used/limit only; the rate is the one documented for the bucket's size.
     const estimated = (limit: number) => (admission: Admission) => shown({ remaining: admission.remaining, limit, restorePerSecond: limit / 20, restoreEstimated: true });
