@@ -1126,6 +1126,27 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(learned?.refill).toBe("bucket");
   });
 
+  it("agrees that a window read as fixed whose reset reads 980 ms on before it is reached is sliding", async () => {
+    const both = new SideBySide(raw, server.url, "fixed-drift:", T0);
+    const scope = "api|fixed-drift";
+    const sendAt = (atMs: number, remaining: number, resetOffsetMs: number): Promise<number> => {
+      both.nowMs = T0 + atMs;
+      return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 10, resetAtMs: T0 + resetOffsetMs })));
+    };
+    const states: (GovernorState | undefined)[] = [];
+    try {
+      await sendAt(20, 9, 2000);
+      await sendAt(2000, 9, 4000);
+      await sendAt(2040, 8, 4000);
+      states.push(structuredClone(both.memory.snapshot().get(scope)));
+      await sendAt(3000, 8, 4980);
+      states.push(structuredClone(both.memory.snapshot().get(scope)));
+    } finally {
+      await both.close();
+    }
+    expect(states.map((state) => state?.refill)).toEqual(["fixed", "window"]);
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

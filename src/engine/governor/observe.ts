@@ -308,7 +308,8 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
  * times in 273 calls.
  */
 function fixedResetMoved(state: GovernorState, previous: Anchor, sentAtMs: number, resetAtMs: number): boolean {
-  if (state.refill !== "fixed" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS) return false;
+  // A second on, give or take the Date's drift (as in resetMovedOn).
+  if (state.refill !== "fixed" || previous.resetAtMs === 0 || resetAtMs < previous.resetAtMs + ROUNDING_MS - RESET_DRIFT_MARGIN_MS) return false;
   // Sent close to the reset, the request may have been counted in the next window (resets read
   // against the server's Date drift by some tens of ms).
   return sentAtMs < previous.resetAtMs - RESET_DRIFT_MARGIN_MS;

@@ -1139,7 +1139,8 @@ end
 
 -- observe.ts fixedResetMoved: a window read as fixed whose reset moved on before it was reached is sliding.
 local function fixedResetMoved(state, previous, sentAtMs, resetAtMs)
-  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS then return false end
+  -- observe.ts: a second on, give or take the Date's drift.
+  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS - ROUNDING_MS / 4 then return false end
   return sentAtMs < previous.resetAtMs - ROUNDING_MS / 4
 end
 

@@ -447,6 +447,16 @@ describe("a shown budget is never overrun", () => {
     expect(starts.filter((atMs) => atMs >= 4000 && atMs < 5000).length).toBeLessThanOrEqual(2);
   });
 
+  it("a window read as fixed whose reset reads 980 ms on (a second, less the Date's drift) before it is reached is sliding too", () => {
+    const scope = new Scope(T0 + 20);
+    scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 2000) });
+    scope.answer(scope.go(T0 + 2000), T0 + 2020, { budget: ten(9, T0 + 4000) });
+    scope.answer(scope.go(T0 + 2020), T0 + 2040, { budget: ten(8, T0 + 4000) });
+    expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 2000 });
+    scope.answer(scope.go(T0 + 3000), T0 + 3020, { budget: ten(8, T0 + 4980) });
+    expect(scope.state.refill).toBe("window");
+  });
+
   it("fixed windows read through a drifting Date: 920 ms between two resets is a 1 s window, and starts just before a reset may count in the window it opens", () => {
     const scope = new Scope(T0 + 20);
     scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
