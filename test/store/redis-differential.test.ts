@@ -405,6 +405,18 @@ async function writeBoth(raw: RawClient, both: SideBySide, scope: string, value:
   await raw.set(both.redis.keyOf(scope), JSON.stringify(value));
 }
 
+/**
+ * A sender of one request on `scope`, 300 ms after the last was answered (a later send, not one
+ * counted with the reading before), answered in 20 ms with a count of `remaining` of `limit` and
+ * the reset `resetOffsetMs` after T0.
+ */
+function sendingLater(both: SideBySide, scope: string, limit: number): (remaining: number, resetOffsetMs: number) => Promise<number> {
+  return (remaining, resetOffsetMs) => {
+    both.nowMs += 300;
+    return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit, resetAtMs: T0 + resetOffsetMs })));
+  };
+}
+
 function omit(value: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...value };
   delete copy[key];
@@ -1084,11 +1096,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees that a reading's reset is compared with the one the previous reading showed, not the earlier one it was merged with", async () => {
     const both = new SideBySide(raw, server.url, "shown:", T0);
     const scope = "api|shown";
-    // Each sent 300 ms after the last was answered (a later send, not one counted with the reading before).
-    const send = (remaining: number, resetOffsetMs: number): Promise<number> => {
-      both.nowMs += 300;
-      return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 5, resetAtMs: T0 + resetOffsetMs })));
-    };
+    const send = sendingLater(both, scope, 5);
     const states: (GovernorState | undefined)[] = [];
     try {
       await send(4, 3000);
@@ -1110,10 +1118,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees that a reset read a second on, less the Date's drift, while the count runs on is a bucket's", async () => {
     const both = new SideBySide(raw, server.url, "drift:", T0);
     const scope = "api|drift";
-    const send = (remaining: number, resetOffsetMs: number): Promise<number> => {
-      both.nowMs += 300;
-      return both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 5, resetAtMs: T0 + resetOffsetMs })));
-    };
+    const send = sendingLater(both, scope, 5);
     let learned: GovernorState | undefined;
     try {
       await send(4, 3040);
