@@ -246,7 +246,7 @@ export function applyConcurrentBudget(state: GovernorState, observation: Observa
   if (budget.concurrent) state.concurrency = "shown";
   else if (countOutgrewOurs(state, observation, budget, leaseMs)) state.concurrency = "ruled-out";
   else if (countCameBack(state, observation, budget, leaseMs)) state.concurrency = "inferred";
-  else if (state.concurrency === "inferred" && countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)) ruleOutInferredConcurrency(state);
+  else if (state.concurrency === "inferred" && (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) || resetOutlastsAnswers(state, observation, budget))) ruleOutInferredConcurrency(state);
   if (!holdsConcurrency(state)) return false;
   // A probe out to learn a window's budget (granted after its reset) holds the others for nothing now.
   if (before !== state.concurrency) state.probe = null;
@@ -278,6 +278,22 @@ function countsMoreThanOurs(state: GovernorState, observation: Observation, budg
   const limit = budget.limit ?? state.inFlightCap;
   if (observation.kind !== "ok" || limit === null || state.lastAnsweredAtMs > observation.sentAtMs) return false;
   return limit - budget.remaining > Math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1);
+}
+
+/**
+ * An answer whose reset lies further from its send than a second's rounding, the Date's drift and
+ * a round trip disproves an inferred concurrency limit: a count of requests in flight is whole again
+ * when they are answered, and the answers take about a round trip. A bucket whose reset is its time
+ * until full pushes its reset on with every unit spent: a token bucket of 40 per 2 s read as a limit
+ * of 40 in flight after its first two answers (the same count under the same reset, the bucket full
+ * again) showed resets 2 s on as the next burst drained it, and 38 of that burst were throttled
+ * before a 429 ruled the reading out; 17 now (50 workers, 80 ms answers), and none with 40 workers
+ * behind GitHub's headers over 50 per 5 s (39 before). A limit told as concurrent
+ * (qu="concurrent-requests") is not inferred, and its reset is not questioned.
+ */
+function resetOutlastsAnswers(state: GovernorState, observation: Observation, budget: ObservedBudget): boolean {
+  if (observation.kind !== "ok" || budget.resetAtMs === null || budget.concurrent) return false;
+  return budget.resetAtMs - observation.sentAtMs > ROUNDING_MS + RESET_DRIFT_MARGIN_MS + Math.max(state.rttMs, observation.nowMs - observation.sentAtMs);
 }
 
 /**

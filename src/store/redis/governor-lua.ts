@@ -1386,6 +1386,13 @@ local function countsMoreThanOurs(state, observation, budget, leaseMs, outAtGran
   return limit - budget.remaining > math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1)
 end
 
+-- concurrency.ts resetOutlastsAnswers: a reset further from its send than rounding, drift and a round trip is no concurrency limit's.
+local function resetOutlastsAnswers(state, observation, budget)
+  local shownResetMs = nn(budget.resetAtMs)
+  if observation.kind ~= "ok" or shownResetMs == nil or budget.concurrent then return false end
+  return shownResetMs - observation.sentAtMs > ROUNDING_MS + ROUNDING_MS / 4 + math.max(state.rttMs, observation.nowMs - observation.sentAtMs)
+end
+
 -- concurrency.ts applyConcurrentBudget: a concurrency limit is an in-flight cap, and no window paces.
 local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtGrant)
   local before = state.concurrency
@@ -1395,7 +1402,7 @@ local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtG
     state.concurrency = "ruled-out"
   elseif countCameBack(state, observation, budget, leaseMs) then
     state.concurrency = "inferred"
-  elseif state.concurrency == "inferred" and countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) then
+  elseif state.concurrency == "inferred" and (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget)) then
     ruleOutInferredConcurrency(state)
   end
   if not holdsConcurrency(state) then return false end

@@ -79,6 +79,23 @@ describe("a concurrency limit", () => {
     expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
   });
 
+  it("an inferred limit is ruled out by an answer whose reset lies further than a second and a round trip from its send (a bucket's time until full), not by one within it", () => {
+    const within = twoReadings(2);
+    const [a] = goAll(within, T0 + 400, 3);
+    // Sent at T0 + 400, answered at T0 + 600, reset at T0 + 1600: within 1,000 + 250 + 200 ms.
+    within.answer(a!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 1600 }) });
+    expect(within.state.concurrency).toBe("inferred");
+    const beyond = twoReadings(2);
+    const [b] = goAll(beyond, T0 + 400, 3);
+    beyond.answer(b!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2000 }) });
+    expect(beyond.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
+    // A limit told as concurrent keeps its cap whatever its reset says.
+    const told = twoReadings(2, true);
+    const [c] = goAll(told, T0 + 400, 3);
+    told.answer(c!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 5000, concurrent: true }) });
+    expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 3 });
+  });
+
   it("the throttles of claims granted while an inferred limit held are one lesson: the one that rules it out and the rest of that burst keep no reserve", () => {
     const inferred = twoReadings(2);
     const burst = goAll(inferred, T0 + 400, 3);
