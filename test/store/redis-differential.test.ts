@@ -1583,8 +1583,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = T0 + 600;
       await both.observe("api|drained", answer(seqOf(lone), T0 + 400, "ok", counted(0)));
       expect(both.memory.snapshot().get("api|drained")).toMatchObject({ concurrency: "ruled-out", limit: 3 });
-      // Nor does an answer whose reset lies further than a second and a round trip from its send (a bucket's time until full).
-      for (const [scope, resetAtMs] of [["api|reset-near", T0 + 1600], ["api|reset-far", T0 + 2000]] as const) {
+      // Nor does an answer whose reset lies further than a second and a round trip from it (a bucket's time until full).
+      for (const [scope, resetAtMs] of [["api|reset-near", T0 + 2000], ["api|reset-far", T0 + 2200]] as const) {
         await twoReadings(scope);
         const sent = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
         both.nowMs = T0 + 600;

@@ -1386,11 +1386,11 @@ local function countsMoreThanOurs(state, observation, budget, leaseMs, outAtGran
   return limit - budget.remaining > math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1)
 end
 
--- concurrency.ts resetOutlastsAnswers: a reset further from its send than rounding, drift and a round trip is no concurrency limit's.
+-- concurrency.ts resetOutlastsAnswers: a reset further from its answer than rounding, drift and a round trip is no concurrency limit's.
 local function resetOutlastsAnswers(state, observation, budget)
   local shownResetMs = nn(budget.resetAtMs)
   if observation.kind ~= "ok" or shownResetMs == nil or budget.concurrent then return false end
-  return shownResetMs - observation.sentAtMs > ROUNDING_MS + ROUNDING_MS / 4 + math.max(state.rttMs, observation.nowMs - observation.sentAtMs)
+  return shownResetMs - observation.nowMs > ROUNDING_MS + ROUNDING_MS / 4 + math.max(state.rttMs, observation.nowMs - observation.sentAtMs)
 end
 
 -- concurrency.ts applyConcurrentBudget: a concurrency limit is an in-flight cap, and no window paces.

@@ -79,15 +79,17 @@ describe("a concurrency limit", () => {
     expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
   });
 
-  it("an inferred limit is ruled out by an answer whose reset lies further than a second and a round trip from its send (a bucket's time until full), not by one within it", () => {
+  it("an inferred limit is ruled out by an answer whose reset lies further than a second and a round trip from it (a bucket's time until full), not by one within it", () => {
     const within = twoReadings(2);
-    const [a] = goAll(within, T0 + 400, 3);
-    // Sent at T0 + 400, answered at T0 + 600, reset at T0 + 1600: within 1,000 + 250 + 200 ms.
-    within.answer(a!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 1600 }) });
+    const [a, slow] = goAll(within, T0 + 400, 3);
+    // Sent at T0 + 400, answered at T0 + 600, reset at T0 + 2000: within 1,000 + 250 + 200 ms of the answer.
+    within.answer(a!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2000 }) });
+    // A slow answer's reset is read from the answer too: 1,300 ms after it, 3,300 after its send.
+    within.answer(slow!, T0 + 2400, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 3700 }) });
     expect(within.state.concurrency).toBe("inferred");
     const beyond = twoReadings(2);
     const [b] = goAll(beyond, T0 + 400, 3);
-    beyond.answer(b!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2000 }) });
+    beyond.answer(b!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2200 }) });
     expect(beyond.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
     // A limit told as concurrent keeps its cap whatever its reset says.
     const told = twoReadings(2, true);
