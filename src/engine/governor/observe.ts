@@ -488,11 +488,31 @@ function learnFromThrottle(state: GovernorState, observation: Observation): bool
   // An assumed window keeps the start of the units the lesson counted: the throttles and the first
   // success after it measure the window from there.
   state.windowStartMs = resetAtMs ?? (windowIsGuessed(state) ? episodeStartMs : 0);
-  if (state.inFlightCapGrows) {
+  restartSlowStart(state, resetAtMs);
+  return outlasted;
+}
+
+/**
+ * After a lesson taken from a throttle that told no wait, the scope starts again from one request
+ * in flight and grows by one per success up to the limit learned, as a TCP sender restarts its slow
+ * start after a retransmission timeout (RFC 5681 §3.1, https://www.rfc-editor.org/rfc/rfc5681#section-3.1):
+ * the lesson's limit and window are a guess, and the window's reset as guessed sent the whole limit
+ * at once into a budget that had not come back. A token bucket of 25 refilling 5 per s behind
+ * Stripe's silence, 35 workers: 27 went together a second after the first lesson and 22 were
+ * throttled (63 of 188 calls; 41 of 166 with the restart); Stripe's 100 per s with 50 workers, 243
+ * -> 85 throttled of 3,000 jobs, at 1.00 -> 1.04 x ideal. Ours only over 404 virtual scenarios: 5
+ * sooner, 7 later (at most 1.023 -> 1.041 x where the goal was met), throttles 4,767 -> 4,560. Not
+ * where the throttle told its wait (the budget is back then, and a fixed window's reset is for the
+ * whole limit at once: 9 sooner, 18 later when it did), nor under a concurrency limit (its own cap).
+ */
+function restartSlowStart(state: GovernorState, resetAtMs: number | null): void {
+  if (resetAtMs === null && !holdsConcurrency(state) && state.limit !== null && state.limit >= 2) {
+    state.inFlightCap = 1;
+    state.inFlightCapGrows = true;
+  } else if (state.inFlightCapGrows) {
     state.inFlightCap = null;
     state.inFlightCapGrows = false;
   }
-  return outlasted;
 }
 
 /** Past the client's backoff, a throttle that finds the window longer holds the scope this share of the time measured so far. */
@@ -761,6 +781,11 @@ function applyOk(state: GovernorState, observation: Observation, units: number, 
     // throttles nothing (50 workers: 21.1 s for 20,000 requests of 50 ms, against 20.0).
     state.inFlightCap = Math.min(MAX_IN_FLIGHT, state.inFlightCap + 1);
     if (state.inFlightCap === MAX_IN_FLIGHT) state.inFlightCapGrows = false;
+    // A slow start restarted after a lesson ends at the limit learned: the window paces from there.
+    if (state.limit !== null && state.inFlightCap >= state.limit) {
+      state.inFlightCap = null;
+      state.inFlightCapGrows = false;
+    }
   } else if (observation.budget === null && state.anchor === null && state.limit === null && state.inFlightCap === null) {
     // No budget shown: slow start, as TCP does (RFC 5681 §3.1): one more in flight per success.
     state.inFlightCap = 2;

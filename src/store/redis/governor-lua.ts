@@ -1552,7 +1552,11 @@ local function learnFromThrottle(state, observation)
   else
     state.windowStartMs = 0
   end
-  if state.inFlightCapGrows then
+  -- observe.ts restartSlowStart: after a lesson with no wait told, one in flight, growing to the limit learned.
+  if resetAtMs == nil and not holdsConcurrency(state) and state.limit ~= nil and state.limit >= 2 then
+    state.inFlightCap = 1
+    state.inFlightCapGrows = true
+  elseif state.inFlightCapGrows then
     state.inFlightCap = nil
     state.inFlightCapGrows = false
   end
@@ -1731,6 +1735,10 @@ local function applyOk(state, observation, units, inFlightBefore, options)
   if state.inFlightCapGrows and state.inFlightCap ~= nil then
     state.inFlightCap = math.min(MAX_IN_FLIGHT, state.inFlightCap + 1)
     if state.inFlightCap == MAX_IN_FLIGHT then state.inFlightCapGrows = false end
+    if state.limit ~= nil and state.inFlightCap >= state.limit then
+      state.inFlightCap = nil
+      state.inFlightCapGrows = false
+    end
   elseif observation.budget == nil and state.anchor == nil and state.limit == nil and state.inFlightCap == nil then
     state.inFlightCap = 2
     state.inFlightCapGrows = true

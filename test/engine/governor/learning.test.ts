@@ -96,6 +96,31 @@ describe("learning without budget headers", () => {
     expect(scope.state).toMatchObject({ limit: 3, windowMs: 1000 });
   });
 
+  it("after a lesson with no wait told, the scope starts again from one in flight and grows by one per success to the limit learned; a wait told does not", () => {
+    const silent = new Scope();
+    const sent = successes(silent, 3, 10);
+    const fourth = silent.go(sent[2]!.atMs + 10);
+    silent.answer(fourth, fourth.atMs + 10, { kind: "throttled", limitType: "burst", waitMs: 750, waitFromServer: false });
+    expect(silent.state).toMatchObject({ limit: 3, inFlightCap: 1, inFlightCapGrows: true });
+    const atMs = T0 + 2000;
+    const first = silent.go(atMs);
+    expect(silent.claim(atMs)).toMatchObject({ kind: "wait" });
+    silent.answer(first, atMs + 10);
+    expect(silent.state.inFlightCap).toBe(2);
+    const [second, third] = [silent.go(atMs + 10), silent.go(atMs + 10)];
+    expect(silent.claim(atMs + 10)).toMatchObject({ kind: "wait" });
+    silent.answer(second!, atMs + 20);
+    // At the limit learned the cap is gone: the window paces from here.
+    expect(silent.state).toMatchObject({ inFlightCap: null, inFlightCapGrows: false });
+    silent.answer(third!, atMs + 20);
+
+    const told = new Scope();
+    const toldSent = successes(told, 3, 10);
+    const toldFourth = told.go(toldSent[2]!.atMs + 10);
+    told.answer(toldFourth, toldFourth.atMs + 10, { kind: "throttled", limitType: "burst", waitMs: 750, waitFromServer: true });
+    expect(told.state).toMatchObject({ limit: 3, inFlightCap: null, inFlightCapGrows: false });
+  });
+
   it("a second throttle means the limit learned is still too high: 80 % of it, never below one request's units", () => {
     const scope = new Scope();
     const sent = successes(scope, 5, 20);
@@ -376,8 +401,9 @@ describe("learning without budget headers or a wait: the window, from throttles 
     const first = scope.go(T0 + 5000);
     scope.answer(first, first.atMs + 20);
     expect(scope.state).toMatchObject({ windowMs: 5000, windowSource: "inferred", windowFloorMs: 3000 });
-    const window = [first, ...Array.from({ length: 4 }, () => scope.go(first.atMs + 20))];
-    for (const g of window) scope.answer(g, g.atMs + 20);
+    // After a lesson with no wait told the scope starts again from one in flight (restartSlowStart):
+    // the window's units go one answer after another here.
+    for (let i = 1; i <= 4; i++) scope.answer(scope.go(first.atMs + 20 * i), first.atMs + 20 * (i + 1));
     // The log is full until 10 s; the trial goes at the middle of 3 and 5 s after the window's first unit.
     const trial = scope.go(first.atMs + 100);
     expect(trial).toMatchObject({ atMs: first.atMs + 4000, probe: true, why: WINDOW_TRIAL_WHY });
@@ -387,10 +413,11 @@ describe("learning without budget headers or a wait: the window, from throttles 
     expect(scope.state).toMatchObject({ windowMs: 5000, windowFloorMs: 4000, limit: 5, windowSource: "inferred" });
     const second = scope.go(trial.atMs + 20);
     expect(second).toMatchObject({ atMs: first.atMs + 4500, probe: true, why: WINDOW_TRIAL_WHY });
-    // Admitted: the window's units are taken to have left by then, and the rest go at once.
+    // Admitted: the window's units are taken to have left by then, and the rest go as the last
+    // window's did, 20 ms apart (a trial's throttle is read by the trial: no slow start again).
     scope.answer(second, second.atMs + 20);
     const rest = Array.from({ length: 4 }, () => scope.go(second.atMs + 20));
-    expect(rest.map((g) => g.atMs)).toEqual(Array(4).fill(second.atMs + 20));
+    expect(rest.map((g) => g.atMs - second.atMs)).toEqual([20, 40, 60, 80]);
     // A sixth waits: the limit stands (5 in the window that began with the trial).
     expect(scope.go(second.atMs + 20).atMs).toBeGreaterThan(second.atMs + 4000);
   });
