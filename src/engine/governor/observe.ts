@@ -781,7 +781,8 @@ function applyOk(state: GovernorState, observation: Observation, units: number, 
     // throttles nothing (50 workers: 21.1 s for 20,000 requests of 50 ms, against 20.0).
     state.inFlightCap = Math.min(MAX_IN_FLIGHT, state.inFlightCap + 1);
     if (state.inFlightCap === MAX_IN_FLIGHT) state.inFlightCapGrows = false;
-    // A slow start restarted after a lesson ends at the limit learned: the window paces from there.
+    // A slow start ends at the limit the scope knows (learned by a lesson, or shown beside a throttle
+    // with budget left): the window paces from there.
     if (state.limit !== null && state.inFlightCap >= state.limit) {
       state.inFlightCap = null;
       state.inFlightCapGrows = false;
