@@ -1641,15 +1641,54 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       await both.observe("api|late", answer(seqOf(probe), T0, "ok", fiveLeft(3)));
       both.nowMs = T0 + 60;
       const early = await go();
-      both.nowMs = T0 + 200;
+      both.nowMs = T0 + 120;
       const later = await go();
-      both.nowMs = T0 + 250;
-      await both.observe("api|late", answer(seqOf(later), T0 + 200, "ok", fiveLeft(1)));
+      both.nowMs = T0 + 170;
+      await both.observe("api|late", answer(seqOf(later), T0 + 120, "ok", fiveLeft(1)));
       expect(both.memory.snapshot().get("api|late")?.anchor?.lateUnits).toBe(1);
       both.nowMs = T0 + 600;
       await both.observe("api|late", answer(seqOf(early), T0 + 60, "ok", fiveLeft(2)));
       expect(both.memory.snapshot().get("api|late")?.anchor?.lateUnits).toBe(0);
       expect(await go()).toMatchObject({ kind: "go", atMs: T0 + 600 });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees that a claim started two round trips before a reading is in its count, and that one late for it is not among the units it counts", async () => {
+    const both = new SideBySide(raw, server.url, "slow-answer:", T0);
+    try {
+      const sixPerSecond = (left: number): ObservedBudget => shown({ remaining: left, limit: 6, windowMs: 1000 });
+      const go = async (scope: string): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      const windowOfSix = async (scope: string): Promise<void> => {
+        both.nowMs = T0;
+        const probe = await go(scope);
+        both.nowMs = T0 + 60;
+        await both.observe(scope, answer(seqOf(probe), T0, "ok", sixPerSecond(5)));
+        const first = await go(scope);
+        const second = await go(scope);
+        both.nowMs = T0 + 120;
+        await both.observe(scope, answer(seqOf(first), T0 + 60, "ok", sixPerSecond(4)));
+        await both.observe(scope, answer(seqOf(second), T0 + 60, "ok", sixPerSecond(3)));
+      };
+      // The slow claim started 180 ms (more than two round trips) before the reading's request.
+      await windowOfSix("api|before");
+      await go("api|before");
+      both.nowMs = T0 + 300;
+      const later = await go("api|before");
+      both.nowMs = T0 + 360;
+      await both.observe("api|before", answer(seqOf(later), T0 + 300, "ok", sixPerSecond(1)));
+      expect(both.memory.snapshot().get("api|before")?.anchor?.lateUnits).toBe(0);
+      expect(await go("api|before")).toMatchObject({ kind: "go", atMs: T0 + 360 });
+      // Started with the reading's request: late for it, and the probe's unit is the first to leave.
+      await windowOfSix("api|with");
+      await go("api|with");
+      const counted = await go("api|with");
+      both.nowMs = T0 + 180;
+      await both.observe("api|with", answer(seqOf(counted), T0 + 120, "ok", sixPerSecond(2)));
+      expect(both.memory.snapshot().get("api|with")?.anchor?.lateUnits).toBe(1);
+      expect(await go("api|with")).toMatchObject({ kind: "go", atMs: T0 + 180 });
+      expect(await go("api|with")).toMatchObject({ kind: "go", atMs: T0 + 1000 });
     } finally {
       await both.close();
     }

@@ -48,7 +48,7 @@ export function prune(state: GovernorState, nowMs: number): void {
     // how the window is learned while it is unknown (inferWindow, which needs our own slots to
     // cover the whole limit: pointless for a limit larger than the log can hold).
     const keepsHeld = state.refill === "window" && state.limit !== null && (state.windowMs !== null || state.limit <= MAX_SLOTS);
-    firstKept = keepsHeld ? heldSlots(state, anchor).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
+    firstKept = keepsHeld ? heldSlots(state, anchor, true).first : state.slots.findIndex(([, seq]) => seq > anchor.seq);
     if (firstKept < 0) firstKept = state.slots.length;
   } else {
     // A second more than the window: where a throttle was counted is read through whole-second

@@ -365,8 +365,16 @@ local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
   return math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw))
 end
 
--- Returns first, last (1-based; last 0: none) and ownUnits.
-local function heldSlots(state, anchor)
+local function isInFlight(state, seq)
+  for _, f in ipairs(state.inFlight) do
+    if f[1] == seq then return true end
+  end
+  return false
+end
+
+-- Returns first, last (1-based; last 0: none) and ownUnits. model.ts heldSlots: with skipLate,
+-- claims still out that were late for the reading (up to anchor.lateUnits) are passed over.
+local function heldSlots(state, anchor, skipLate)
   local slots = state.slots
   local last = 0
   for i = #slots, 1, -1 do
@@ -378,12 +386,19 @@ local function heldSlots(state, anchor)
   if last == 0 then return 1, 0, 0 end
   local counted
   if state.limit == nil then counted = INF else counted = state.limit - anchor.remaining end
+  local lateLeft = 0
+  if skipLate then lateLeft = anchor.lateUnits end
   local first = last + 1
   local ownUnits = 0
   while first > 1 and counted > 0 do
     first = first - 1
-    counted = counted - slots[first][3]
-    ownUnits = ownUnits + slots[first][3]
+    local slot = slots[first]
+    if lateLeft >= slot[3] and slot[2] < anchor.seq and isInFlight(state, slot[2]) then
+      lateLeft = lateLeft - slot[3]
+    else
+      counted = counted - slot[3]
+      ownUnits = ownUnits + slot[3]
+    end
   end
   return first, last, ownUnits
 end
@@ -393,7 +408,7 @@ local function fromAnchor(state, anchor, fromMs, units, draw)
   if available >= units then return fromMs end
   local windowMs = state.windowMs
   if state.refill ~= "window" or windowMs == nil then return nil end
-  local first, last = heldSlots(state, anchor)
+  local first, last = heldSlots(state, anchor, true)
   for i = first, last do
     local slot = state.slots[i]
     local freeAtMs = slot[1] + windowMs
@@ -658,7 +673,7 @@ local function prune(state, nowMs)
   elseif anchor and state.refill ~= "fixed" then
     local keepsHeld = state.refill == "window" and state.limit ~= nil and (state.windowMs ~= nil or state.limit <= MAX_SLOTS)
     if keepsHeld then
-      local first = heldSlots(state, anchor)
+      local first = heldSlots(state, anchor, true)
       firstKept = first - 1
     else
       firstKept = findIndex(state.slots, function(s) return s[2] > anchor.seq end)
@@ -1047,6 +1062,27 @@ local function unitsOfSeq(state, seq)
   return nil
 end
 
+-- observe.ts lateClaimUnits: claims still out granted before the observed one, but not one started
+-- two round trips (COUNTED_BEFORE_READING_MIN_MS at least) before the reading's send.
+local COUNTED_BEFORE_READING_MIN_MS = 100
+local function lateClaimUnits(state, observedSeq, sentAtMs)
+  local countedBeforeMs = sentAtMs - math.max(2 * state.rttMs, COUNTED_BEFORE_READING_MIN_MS)
+  local units = 0
+  for _, f in ipairs(state.inFlight) do
+    if f[1] < observedSeq then
+      local slotAtMs, slotUnits = nil, nil
+      for _, s in ipairs(state.slots) do
+        if s[2] == f[1] then
+          slotAtMs, slotUnits = s[1], s[3]
+          break
+        end
+      end
+      if not (slotAtMs ~= nil and slotAtMs < countedBeforeMs) then units = units + (slotUnits or 0) end
+    end
+  end
+  return units
+end
+
 -- observe.ts countedBeforeAnchor: the observed request reached the server before the anchor's (its answer shows more remaining).
 -- sliding.ts leftAndOldestCounted: the newest send of ours the reading no longer counts.
 local function leftAndOldestCounted(state, observation, remaining, limit)
@@ -1300,10 +1336,7 @@ local function applyAnchor(state, observation, budget, leaseMs)
   if previous and not afterPreviousReset and not countRose and previous.resetAtMs > 0 and resetAtMs > 0 and math.abs(resetAtMs - previous.resetAtMs) < ROUNDING_MS then
     resetAtMs = math.min(resetAtMs, previous.resetAtMs)
   end
-  local lateUnits = 0
-  for _, f in ipairs(state.inFlight) do
-    if f[1] < observation.seq then lateUnits = lateUnits + (unitsOfSeq(state, f[1]) or 0) end
-  end
+  local lateUnits = lateClaimUnits(state, observation.seq, sentAtMs)
   -- observe.ts: a later claim counted before the reading keeps the reading's (more recent) count.
   local remaining = budget.remaining
   if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
