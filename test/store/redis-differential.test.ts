@@ -1694,6 +1694,40 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a window shown with no reset whose count comes back faster than our units leave it is a bucket, and that a count back to the limit at once is not", async () => {
+    const both = new SideBySide(raw, server.url, "shown-refill:", T0);
+    try {
+      const interval = (left: number): ObservedBudget => shown({ remaining: left, limit: 100, windowMs: 10_000 });
+      const go = async (scope: string): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      const afterBurst = async (scope: string): Promise<number> => {
+        both.nowMs = T0;
+        const probe = await go(scope);
+        both.nowMs = T0 + 50;
+        await both.observe(scope, answer(seqOf(probe), T0, "ok", interval(99)));
+        const sent: ClaimResult[] = [];
+        for (let i = 0; i < 60; i++) sent.push(await go(scope));
+        both.nowMs = T0 + 100;
+        let left = 99;
+        for (const claimed of sent) await both.observe(scope, answer(seqOf(claimed), T0 + 50, "ok", interval(--left)));
+        return left;
+      };
+      const left = await afterBurst("api|bucket");
+      both.nowMs = T0 + 1050;
+      const next = await go("api|bucket");
+      both.nowMs = T0 + 1100;
+      await both.observe("api|bucket", answer(seqOf(next), T0 + 1050, "ok", interval(left - 1 + 10)));
+      expect(both.memory.snapshot().get("api|bucket")?.refill).toBe("bucket");
+      await afterBurst("api|fixed");
+      both.nowMs = T0 + 9050;
+      const after = await go("api|fixed");
+      both.nowMs = T0 + 9100;
+      await both.observe("api|fixed", answer(seqOf(after), T0 + 9050, "ok", interval(99)));
+      expect(both.memory.snapshot().get("api|fixed")?.refill).not.toBe("bucket");
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees on a fixed window not yet told from a concurrency limit: its last unit waits for an answer of its window, a count back down infers the limit, one holding more than ours rules it out, and grants ahead are claimed again", async () => {
     const both = new SideBySide(raw, server.url, "fixed-untold:", T0);
     try {

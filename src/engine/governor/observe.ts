@@ -8,7 +8,7 @@ import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unreflectedUnits } from "./model";
-import { inferWindow, trimWindow } from "./sliding";
+import { inferWindow, learnRefillBehindShownWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
@@ -404,6 +404,7 @@ function applyAnchor(state: GovernorState, observation: Observation, budget: Obs
   const remaining = previous && !afterPreviousReset && countedBeforeAnchor(state, previous, observation) ? previous.remaining : budget.remaining;
   if (previous) learnBucketRefill(state, previous, observation, remaining, lateUnits);
   if (previous && observation.seq > previous.seq) learnOthers(state, previous, observation, remaining, lateUnits);
+  if (previous) learnRefillBehindShownWindow(state, previous, observation, remaining, lateUnits);
   inferWindow(state, observation, remaining, shownResetAtMs);
   if (previous && !afterPreviousReset) trimWindow(state, observation, remaining, shownResetAtMs);
   const ownOutAtSend = Math.max(startedBy(state, sentAtMs, leaseMs) + 1, startedWith(state, sentAtMs));

@@ -4,11 +4,13 @@
  * seconds: inferWindow) and units of ours the count no longer holds (they have left: trimWindow).
  * Both are upper bounds, so the tightest is kept. Resets rounded up to whole seconds leave up to a
  * second of slack in the first; the second takes that slack out (a window bound at 1,050 ms for a
- * 1 s window paced 10 per 1.05 s, 5 % slower than the server allows).
+ * 1 s window paced 10 per 1.05 s, 5 % slower than the server allows). And a window shown as
+ * rolling whose count comes back faster than its units can leave is a bucket
+ * (learnRefillBehindShownWindow).
  */
 import { heldSlots } from "./model";
 import { MAX_FIGURE, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
-import type { GovernorState, Observation } from "./types";
+import type { Anchor, GovernorState, Observation } from "./types";
 
 /**
  * A sliding window's reset is when its oldest counted unit leaves. When the budget is spent and
@@ -79,4 +81,37 @@ export function trimWindow(state: GovernorState, observation: Observation, remai
   if (boundMs >= windowMs || boundMs < windowMs - ROUNDING_MS / 2) return;
   if (boundMs < resetAtMs - found.oldestCountedMs - ROUNDING_MS - RESET_DRIFT_MARGIN_MS) return;
   state.windowMs = boundMs;
+}
+
+/** A count come back by this many units more than our own units leaving explain is a refill, not a floor's rounding. */
+const REFILL_PROOF_UNITS = 2;
+
+/**
+ * A window whose length is shown with no reset (HubSpot's X-HubSpot-RateLimit-Interval-Milliseconds,
+ * a rolling window: https://developers.hubspot.com/docs/api/usage-details) gives a
+ * unit back only when one it counted leaves, a window after it was spent. Where every unit the
+ * earlier reading counted was ours, sent within the window before it, nothing but our own units can
+ * leave, and others spending only lower the count: one come back by more than ours that left is a
+ * bucket refilling as it goes, at the limit per interval shown. Read as a rolling window, a token
+ * bucket of 100 per 2 s behind those headers waited for each unit to leave: 1.22 x ideal.
+ */
+export function learnRefillBehindShownWindow(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
+  const { limit, windowMs } = state;
+  if (state.refill !== "window" || state.windowSource !== "shown" || limit === null || windowMs === null || state.othersPerMs > 0 || state.reserveUnits > 0) return;
+  if (observation.kind !== "ok" || observation.seq <= previous.seq || previous.resetAtMs > 0 || (observation.budget?.resetAtMs ?? null) !== null) return;
+  const held = heldSlots(state, previous, true);
+  if (held.ownUnits < limit - previous.remaining) return;
+  if (held.last >= held.first && state.slots[held.first]![0] <= previous.atMs - windowMs) return;
+  let leftUnits = 0;
+  for (let i = held.first; i <= held.last; i++) if (state.slots[i]![0] + windowMs <= observation.sentAtMs) leftUnits += state.slots[i]![2];
+  let claimedBetween = 0;
+  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) claimedBetween += units;
+  const expected = previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits;
+  // Not a fixed window's reset between the two: that gives the whole limit back at once, less only
+  // what we sent since. Nor more than such a bucket refills between the two sends (and a unit for
+  // the floors).
+  if (remaining >= limit - claimedBetween - 1) return;
+  const refillAtMostUnits = (limit * Math.max(0, observation.sentAtMs - previous.atMs)) / windowMs + 1;
+  const cameBackUnits = remaining - expected;
+  if (cameBackUnits >= REFILL_PROOF_UNITS && cameBackUnits <= refillAtMostUnits) state.refill = "bucket";
 }

@@ -1313,6 +1313,31 @@ local function startedWith(state, sentAtMs)
   return claims
 end
 
+-- sliding.ts learnRefillBehindShownWindow: a window shown with no reset (HubSpot's interval) whose
+-- count came back by more than our own units leaving it, where every unit the earlier reading counted
+-- was ours: a bucket refilling at the limit per interval. Not a fixed window's reset (the count back
+-- to the limit less what we sent since), nor more than such a bucket refills between the two sends.
+local REFILL_PROOF_UNITS = 2
+local function learnRefillBehindShownWindow(state, previous, observation, remaining, lateUnits)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "window" or state.windowSource ~= "shown" or limit == nil or windowMs == nil or state.othersPerMs > 0 or state.reserveUnits > 0 then return end
+  if observation.kind ~= "ok" or observation.seq <= previous.seq or previous.resetAtMs > 0 then return end
+  if observation.budget and observation.budget.resetAtMs ~= nil then return end
+  local first, last, ownUnits = heldSlots(state, previous, true)
+  if ownUnits < limit - previous.remaining then return end
+  if last > 0 and first <= last and state.slots[first][1] <= previous.atMs - windowMs then return end
+  local leftUnits = 0
+  for i = first, last do
+    if state.slots[i][1] + windowMs <= observation.sentAtMs then leftUnits = leftUnits + state.slots[i][3] end
+  end
+  local claimedBetween = unitsClaimedBetween(state, previous.seq, observation.seq)
+  local expected = previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits
+  if remaining >= limit - claimedBetween - 1 then return end
+  local refillAtMostUnits = (limit * math.max(0, observation.sentAtMs - previous.atMs)) / windowMs + 1
+  local cameBackUnits = remaining - expected
+  if cameBackUnits >= REFILL_PROOF_UNITS and cameBackUnits <= refillAtMostUnits then state.refill = "bucket" end
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
@@ -1342,6 +1367,7 @@ local function applyAnchor(state, observation, budget, leaseMs)
   if previous and not afterPreviousReset and countedBeforeAnchor(state, previous, observation) then remaining = previous.remaining end
   if previous then learnBucketRefill(state, previous, observation, remaining, lateUnits) end
   if previous and observation.seq > previous.seq then learnOthers(state, previous, observation, remaining, lateUnits) end
+  if previous then learnRefillBehindShownWindow(state, previous, observation, remaining, lateUnits) end
   inferWindow(state, observation, remaining, shownResetAtMs)
   if previous and not afterPreviousReset then trimWindow(state, observation, remaining, shownResetAtMs) end
   local ownOutAtSend = math.max(startedBy(state, sentAtMs, leaseMs) + 1, startedWith(state, sentAtMs))
