@@ -1787,6 +1787,9 @@ local function spentReadingAnswered(state, observation, units)
   state.anchor = { remaining = math.max(0, math.min(limit, left + 2 * units)), seq = state.seq, atMs = clampTime(observation.nowMs), resetAtMs = anchor.resetAtMs, lateUnits = 0, answeredAtMs = anchor.answeredAtMs, ownOutAtSend = anchor.ownOutAtSend }
 end
 
+-- observe.ts SLOW_START_INITIAL_IN_FLIGHT: in flight once a cold scope's probe came back showing nothing.
+local SLOW_START_INITIAL_IN_FLIGHT = 4
+
 local function applyOk(state, observation, units, inFlightBefore, options)
   state.throttleStreak = 0
   state.breakerOpen = false
@@ -1799,7 +1802,7 @@ local function applyOk(state, observation, units, inFlightBefore, options)
       state.inFlightCapGrows = false
     end
   elseif observation.budget == nil and state.anchor == nil and state.limit == nil and state.inFlightCap == nil then
-    state.inFlightCap = 2
+    state.inFlightCap = SLOW_START_INITIAL_IN_FLIGHT
     state.inFlightCapGrows = true
   end
   if observation.budget ~= nil then return end

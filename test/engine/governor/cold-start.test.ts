@@ -57,21 +57,20 @@ describe("a cold scope", () => {
     expect(Math.max(...starts) - T0).toBeLessThan(4200);
   });
 
-  it("after an answer that shows no budget, starts slowly: two in flight, then one more per success", () => {
+  it("after an answer that shows no budget, starts slowly: four in flight (TCP's initial window), then one more per success", () => {
     const scope = new Scope();
     const probe = scope.go(T0);
     scope.answer(probe, T0 + 50);
-    expect(scope.state.inFlightCap).toBe(2);
-    const a = scope.go(T0 + 60);
-    scope.go(T0 + 60);
+    expect(scope.state.inFlightCap).toBe(4);
+    const [a] = [scope.go(T0 + 60), scope.go(T0 + 60), scope.go(T0 + 60), scope.go(T0 + 60)];
     expect(scope.claim(T0 + 60).kind).toBe("wait");
-    scope.answer(a, T0 + 110);
-    expect(scope.state.inFlightCap).toBe(3);
-    // One answered, one still out: two more may go, then the cap of 3 holds.
+    scope.answer(a!, T0 + 110);
+    expect(scope.state.inFlightCap).toBe(5);
+    // One answered, three still out: two more may go, then the cap of 5 holds.
     scope.go(T0 + 111);
     scope.go(T0 + 111);
     expect(scope.claim(T0 + 111).kind).toBe("wait");
-    expect(scope.state.inFlight).toHaveLength(3);
+    expect(scope.state.inFlight).toHaveLength(5);
   });
 
   it("ends its slow start at the most claims it tracks in flight, and does not start slowly again", () => {
