@@ -417,6 +417,24 @@ function sendingLater(both: SideBySide, scope: string, limit: number): (remainin
   };
 }
 
+/**
+ * A probe at T0 answered rttMs later showing all but its own unit left, then `burst` claims at once,
+ * answered a round trip later with the count falling by one each. Returns the count left.
+ */
+async function probeThenBurst(both: SideBySide, scope: string, reading: (left: number) => ObservedBudget, limit: number, burst: number, rttMs: number): Promise<number> {
+  const go = async (): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  both.nowMs = T0;
+  const probe = await go();
+  both.nowMs = T0 + rttMs;
+  let left = limit - 1;
+  await both.observe(scope, answer(seqOf(probe), T0, "ok", reading(left)));
+  const sent: ClaimResult[] = [];
+  for (let i = 0; i < burst; i++) sent.push(await go());
+  both.nowMs = T0 + 2 * rttMs;
+  for (const claimed of sent) await both.observe(scope, answer(seqOf(claimed), T0 + rttMs, "ok", reading(--left)));
+  return left;
+}
+
 function omit(value: Record<string, unknown>, key: string): Record<string, unknown> {
   const copy = { ...value };
   delete copy[key];
@@ -1660,17 +1678,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     try {
       const sixPerSecond = (left: number): ObservedBudget => shown({ remaining: left, limit: 6, windowMs: 1000 });
       const go = async (scope: string): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      const windowOfSix = async (scope: string): Promise<void> => {
-        both.nowMs = T0;
-        const probe = await go(scope);
-        both.nowMs = T0 + 60;
-        await both.observe(scope, answer(seqOf(probe), T0, "ok", sixPerSecond(5)));
-        const first = await go(scope);
-        const second = await go(scope);
-        both.nowMs = T0 + 120;
-        await both.observe(scope, answer(seqOf(first), T0 + 60, "ok", sixPerSecond(4)));
-        await both.observe(scope, answer(seqOf(second), T0 + 60, "ok", sixPerSecond(3)));
-      };
+      const windowOfSix = async (scope: string): Promise<number> => probeThenBurst(both, scope, sixPerSecond, 6, 2, 60);
       // The slow claim started 180 ms (more than two round trips) before the reading's request.
       await windowOfSix("api|before");
       await go("api|before");
@@ -1699,18 +1707,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     try {
       const interval = (left: number): ObservedBudget => shown({ remaining: left, limit: 100, windowMs: 10_000 });
       const go = async (scope: string): Promise<ClaimResult> => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      const afterBurst = async (scope: string): Promise<number> => {
-        both.nowMs = T0;
-        const probe = await go(scope);
-        both.nowMs = T0 + 50;
-        await both.observe(scope, answer(seqOf(probe), T0, "ok", interval(99)));
-        const sent: ClaimResult[] = [];
-        for (let i = 0; i < 60; i++) sent.push(await go(scope));
-        both.nowMs = T0 + 100;
-        let left = 99;
-        for (const claimed of sent) await both.observe(scope, answer(seqOf(claimed), T0 + 50, "ok", interval(--left)));
-        return left;
-      };
+      const afterBurst = async (scope: string): Promise<number> => probeThenBurst(both, scope, interval, 100, 60, 50);
       const left = await afterBurst("api|bucket");
       both.nowMs = T0 + 1050;
       const next = await go("api|bucket");
