@@ -22,6 +22,13 @@ export type Earliest =
   /** Not now, but answers due within a round trip may show the units free: ask again then instead of taking atMs. */
   | { answersDue: true; atMs: number; why: string };
 
+/** Units of our claims granted after the claim fromSeq, up to and including toSeq. */
+export function unitsClaimedBetween(state: GovernorState, fromSeq: number, toSeq: number): number {
+  let units = 0;
+  for (const [, seq, slotUnits] of state.slots) if (seq > fromSeq && seq <= toSeq) units += slotUnits;
+  return units;
+}
+
 /** Units of claims the anchor's count does not include yet (sent after the observed one). */
 export function unreflectedUnits(state: GovernorState, anchor: Anchor): number {
   let units = anchor.lateUnits;
@@ -80,8 +87,8 @@ function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units:
  * With skipLate, claims still out that were late for the reading (anchor.lateUnits: granted before
  * it, unanswered when it came) are passed over: they are held back as unreflected already, and
  * counted among the reading's units as well they stopped the walk a claim short: the oldest unit
- * the reading does count was never seen to leave. Behind a sliding 6 per s with 5 % of answers 3 s late (a 1 s client timeout), each
- * window that held such a claim sent 5 (1.14 -> 1.10 x ideal).
+ * the reading does count was never seen to leave. Behind a sliding 6 per s with 5 % of answers
+ * 3 s late (a 1 s client timeout), each window that held such a claim sent 5 (1.14 -> 1.10 x ideal).
  */
 export function heldSlots(state: GovernorState, anchor: Anchor, skipLate = false): { first: number; last: number; ownUnits: number } {
   let last = -1;

@@ -7,7 +7,7 @@
 import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
-import { unreflectedUnits } from "./model";
+import { unitsClaimedBetween, unreflectedUnits } from "./model";
 import { inferWindow, learnRefillBehindShownWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
@@ -146,13 +146,6 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
   } else if (state.refill === "fixed") {
     state.refill = "window";
   }
-}
-
-/** Units of our claims granted after the claim fromSeq, up to and including toSeq. */
-function unitsClaimedBetween(state: GovernorState, fromSeq: number, toSeq: number): number {
-  let units = 0;
-  for (const [, seq, slotUnits] of state.slots) if (seq > fromSeq && seq <= toSeq) units += slotUnits;
-  return units;
 }
 
 /** How fast the estimate of others' spending follows a new reading. */

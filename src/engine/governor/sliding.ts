@@ -8,7 +8,7 @@
  * rolling whose count comes back faster than its units can leave is a bucket
  * (learnRefillBehindShownWindow).
  */
-import { heldSlots } from "./model";
+import { heldSlots, unitsClaimedBetween } from "./model";
 import { MAX_FIGURE, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { Anchor, GovernorState, Observation } from "./types";
 
@@ -104,8 +104,7 @@ export function learnRefillBehindShownWindow(state: GovernorState, previous: Anc
   if (held.last >= held.first && state.slots[held.first]![0] <= previous.atMs - windowMs) return;
   let leftUnits = 0;
   for (let i = held.first; i <= held.last; i++) if (state.slots[i]![0] + windowMs <= observation.sentAtMs) leftUnits += state.slots[i]![2];
-  let claimedBetween = 0;
-  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) claimedBetween += units;
+  const claimedBetween = unitsClaimedBetween(state, previous.seq, observation.seq);
   const expected = previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits;
   // Not a fixed window's reset between the two: that gives the whole limit back at once, less only
   // what we sent since. Nor more than such a bucket refills between the two sends (and a unit for
