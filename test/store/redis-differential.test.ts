@@ -1570,7 +1570,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees on a concurrency limit: inferred from a count that came back, ruled out by a throttle, and shown by qu; and on a held grant claimed again", async () => {
+  it("agrees on a concurrency limit: put to the test when a count came back, inferred or ruled out by the test, ruled out by a throttle, and shown by qu; and on a held grant given back", async () => {
     const both = new SideBySide(raw, server.url, "concurrency:", T0);
     try {
       const counted = (left: number, concurrent = false): ObservedBudget => shown({ remaining: left, limit: 3, resetAtMs: T0 + 1000, concurrent });
@@ -1587,10 +1587,11 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       for (const scope of ["api|inferred", "api|shown"]) {
         const concurrent = scope === "api|shown";
         await twoReadings(scope, concurrent);
-        expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: concurrent ? "shown" : "inferred", inFlightCap: 3, limit: null, anchor: null });
-        // Three places: three go at once, the fourth waits for an answer.
+        expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: concurrent ? "shown" : "testing", inFlightCap: 3, limit: null });
+        // Three places shown: three go at once, the fourth waits for an answer. Under test, the two
+        // the count read still allows either way.
         const going = [];
-        for (let i = 0; i < 3; i++) going.push(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
+        for (let i = 0; i < (concurrent ? 3 : 2); i++) going.push(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
         expect((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind).toBe("wait");
         both.nowMs = T0 + 600;
         await both.observe(scope, { ...answer(seqOf(going[0]!), T0 + 400, "throttled", counted(0, concurrent)), waitMs: 300, waitFromServer: false });
@@ -1611,22 +1612,40 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         both.nowMs = T0 + 600;
         await both.observe(scope, answer(seqOf(sent), T0 + 400, "ok", shown({ remaining: 2, limit: 3, resetAtMs })));
       }
-      expect(both.memory.snapshot().get("api|reset-near")).toMatchObject({ concurrency: "inferred" });
+      expect(both.memory.snapshot().get("api|reset-near")).toMatchObject({ concurrency: "testing" });
       expect(both.memory.snapshot().get("api|reset-far")).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
       // Not by one counting the answers of the instant it was sent, which were out when it was granted.
-      await twoReadings("api|same-instant");
+      // The test: what the count allows goes, the rest wait for the answers still due, then one
+      // request tells. Counting itself alone, a concurrency limit; counting the pair, a bucket.
+      const tested = async (scope: string, left: number): Promise<void> => {
+        await twoReadings(scope);
+        const pair = [await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }), await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })];
+        expect((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind).toBe("wait");
+        both.nowMs = T0 + 600;
+        for (const sent of pair) await both.observe(scope, answer(seqOf(sent), T0 + 400, "ok", counted(1)));
+        const test = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        expect(test).toMatchObject({ kind: "go", probe: true });
+        expect((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind).toBe("wait");
+        both.nowMs = T0 + 800;
+        await both.observe(scope, answer(seqOf(test), T0 + 600, "ok", counted(left)));
+      };
+      await tested("api|bucket", 0);
+      expect(both.memory.snapshot().get("api|bucket")).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
+      await tested("api|same-instant", 2);
+      expect(both.memory.snapshot().get("api|same-instant")).toMatchObject({ concurrency: "inferred", inFlightCap: 3, anchor: null });
       const out = [];
       for (let i = 0; i < 3; i++) out.push(await both.claim("api|same-instant", { latestStartMs: Number.POSITIVE_INFINITY }));
-      both.nowMs = T0 + 600;
-      await both.observe("api|same-instant", answer(seqOf(out[0]!), T0 + 400, "ok", counted(0)));
+      both.nowMs = T0 + 900;
+      await both.observe("api|same-instant", answer(seqOf(out[0]!), T0 + 800, "ok", counted(0)));
       const taken = await both.claim("api|same-instant", { latestStartMs: Number.POSITIVE_INFINITY });
-      for (const other of out.slice(1)) await both.observe("api|same-instant", answer(seqOf(other), T0 + 400, "ok", counted(0)));
-      both.nowMs = T0 + 800;
-      await both.observe("api|same-instant", answer(seqOf(taken), T0 + 600, "ok", counted(0)));
+      for (const other of out.slice(1)) await both.observe("api|same-instant", answer(seqOf(other), T0 + 800, "ok", counted(0)));
+      both.nowMs = T0 + 1000;
+      await both.observe("api|same-instant", answer(seqOf(taken), T0 + 900, "ok", counted(0)));
       expect(both.memory.snapshot().get("api|same-instant")).toMatchObject({ concurrency: "inferred", inFlightCap: 3 });
 
       // A probe's grant held for the reset, claimed again: kept while nothing earlier can be given,
-      // moved to now once the count shows a concurrency limit; a held seq not counted is claimed afresh.
+      // given back once the count shows a concurrency limit (its holder claims afresh), as is a held
+      // seq not counted.
       both.nowMs = T0;
       const first = await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs = T0 + 200;
@@ -1640,8 +1659,11 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding })).toMatchObject({ kind: "go", seq: late.seq, atMs: T0 + 1000, probe: true });
       both.nowMs = T0 + 400;
       await both.observe("api|held", answer(seqOf(a), T0 + 200, "ok", counted(2)));
-      expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding })).toMatchObject({ kind: "go", atMs: T0 + 400, probe: false });
-      expect(await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding: { seq: 999, atMs: T0 + 5000 } })).toMatchObject({ kind: "go", atMs: T0 + 400 });
+      const afresh = await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding });
+      expect(afresh).toMatchObject({ kind: "go", atMs: T0 + 400, probe: false });
+      expect(afresh.kind === "go" && afresh.seq).not.toBe(late.seq);
+      // The count is spent: the next waits for the test.
+      expect((await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding: { seq: 999, atMs: T0 + 5000 } })).kind).toBe("wait");
       // A holding that is no grant is ignored (a fresh claim): both sides read it alike.
       expect((await both.claim("api|held", { latestStartMs: Number.POSITIVE_INFINITY, holding: { seq: 1.5, atMs: Number.NaN } })).kind).toBe("wait");
     } finally {
@@ -1754,7 +1776,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         both.nowMs = T0 + 2040;
         await both.observe(scope, answer(seqOf(last), T0 + 2020, "ok", ten(left, T0 + 3000)));
       }
-      expect(both.memory.snapshot().get("api|came-back")).toMatchObject({ concurrency: "inferred", inFlightCap: 10 });
+      expect(both.memory.snapshot().get("api|came-back")).toMatchObject({ concurrency: "testing", inFlightCap: 10 });
       expect(both.memory.snapshot().get("api|outgrew")).toMatchObject({ concurrency: "ruled-out", refill: "fixed" });
       // Once told, the whole limit goes at the next reset, and starts laid ahead are not claimed again.
       expect(await go("api|outgrew")).toMatchObject({ atMs: T0 + 3000, revisable: false });
@@ -1774,7 +1796,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
-  it("agrees on a concurrency limit behind a count with no reset (Shopify REST's), read against its estimated bucket rate: inferred where the estimate gives back under a quarter unit between the sends, not where it gives back more", async () => {
+  it("agrees on a concurrency limit behind a count with no reset (Shopify REST's), read against its estimated bucket rate: put to the test where the estimate gives back under a quarter unit between the sends, not where it gives back more", async () => {
     const both = new SideBySide(raw, server.url, "estimated:", T0);
     const shopify = (left: number): ObservedBudget => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true });
     try {
@@ -1791,7 +1813,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     } finally {
       await both.close();
     }
-    expect(both.memory.snapshot().get("api|fast")).toMatchObject({ concurrency: "inferred", inFlightCap: 15 });
+    expect(both.memory.snapshot().get("api|fast")).toMatchObject({ concurrency: "testing", inFlightCap: 15 });
     expect(both.memory.snapshot().get("api|slow")).toMatchObject({ concurrency: "unknown", refill: "bucket" });
   });
 

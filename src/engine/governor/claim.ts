@@ -5,8 +5,8 @@
  * atomically (in memory, or as the equivalent Lua script in Redis).
  */
 import { holdsConcurrency, lessonClaimsOut } from "./concurrency";
-import { earliestStart, heldSlots, roundTripMs, windowKindUntold } from "./model";
-import { boundSlotsInPlace, bucketRateEstimated, clampTime, copyState, isPositive, MAX_SLOTS, ROUNDING_MS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
+import { earliestStart, heldSlots, roundTripMs, unreflectedUnits, windowKindUntold } from "./model";
+import { boundSlotsInPlace, bucketRateEstimated, clampTime, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_SLOTS, ROUNDING_MS, UNKNOWN_WINDOW_RETAIN_MS, windowIsGuessed } from "./state";
 import type { ClaimRequest, ClaimResult, GovernorOptions, GovernorState, SlotTuple } from "./types";
 
 /** How soon a held request asks again while a probe is out (a store that can notify wakes it sooner). */
@@ -142,6 +142,36 @@ function heldByProbe(state: GovernorState, nowMs: number): ClaimResult | null {
 function waitForAnAnswer(state: GovernorState, nowMs: number, why: string): ClaimResult {
   const leaseEndMs = Math.min(...state.inFlight.map(([, untilMs]) => untilMs));
   return { kind: "wait", untilMs: Math.min(leaseEndMs, nowMs + recheckMs(state)), why };
+}
+
+const CONCURRENCY_TEST_WHY = "the count came back as a concurrency limit's does: one request, sent with the others answered, tests it";
+
+/** What the latest count read under test still allows after the claims since (a bucket would take it too). */
+function countAllowsEitherWay(state: GovernorState, units: number): boolean {
+  return state.anchor !== null && state.anchor.remaining - unreflectedUnits(state, state.anchor) >= units;
+}
+
+/**
+ * A count that came back once (countCameBack) is a concurrency limit's, or a bucket's that refilled
+ * a unit between the two sends: the readings of a burst sent together cannot tell them apart (each
+ * holds the burst's earlier units either way), and read as a concurrency limit, a token bucket of
+ * 40 per 2 s (50 workers, 80 ms answers) took 19 more requests as its burst's answers came, and
+ * throttled 17. One request tells, sent with at most half the limit of ours out (itself included):
+ * under a concurrency limit its count holds no more than those (countsMoreThanOurs), and under a
+ * bucket the burst, less what refilled (a bucket that refills half its size in a round trip takes
+ * as much as such a limit would). It goes as a probe (the others wait for its answer), when the
+ * claims sent that are still due to answer are few enough; one sent more than two round trips ago
+ * is late (lateClaimUnits' bound), and a grant whose start is still ahead is not out yet.
+ */
+function heldForConcurrencyTest(state: GovernorState, nowMs: number): { state: GovernorState; result: ClaimResult } | null {
+  const dueFromMs = nowMs - Math.max(2 * state.rttMs, LATE_CLAIM_MIN_MS);
+  let due = 0;
+  for (const [seq] of state.inFlight) {
+    const startMs = state.slots.find(([, slotSeq]) => slotSeq === seq)?.[0];
+    if (startMs !== undefined && startMs >= dueFromMs && startMs <= nowMs) due += 1;
+  }
+  if (due + 1 <= Math.max(1, Math.floor((state.inFlightCap ?? 1) / 2))) return null;
+  return { state, result: waitForAnAnswer(state, nowMs, "the count came back as a concurrency limit's does: the answers still due come before the request that tests it") };
 }
 
 function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | null {
@@ -320,6 +350,10 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   if (capped) return { state, result: capped };
   if (concurrent) {
     if (floorMs > request.latestStartMs) return defer(floorMs, state.notBeforeReason || "the server's wait");
+    if (state.concurrency === "testing" && !countAllowsEitherWay(state, units)) {
+      state.anchor = null;
+      return heldForConcurrencyTest(state, nowMs) ?? { state, result: grant(state, floorMs, units, true, CONCURRENCY_TEST_WHY, options) };
+    }
     return { state, result: grant(state, floorMs, units, false, `a concurrency limit: fewer than ${state.inFlightCap ?? 1} requests in flight`, options) };
   }
   // A draw outside [0, 1) (NaN from a broken random source) is no draw: the start is not spread.

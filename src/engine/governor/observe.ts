@@ -9,7 +9,7 @@ import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConc
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unitsClaimedBetween, unreflectedUnits } from "./model";
 import { inferWindow, learnRefillBehindShownWindow, trimWindow } from "./sliding";
-import { bucketRateEstimated, clampTime, clip, copyState, isPositive, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, clampTime, clip, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
@@ -341,23 +341,17 @@ function learnBucketRefill(state: GovernorState, previous: Anchor, observation: 
 }
 
 /**
- * A claim started this long before a reading's own request reached the server before it did,
- * though its answer is still out: two round trips, and at least this many ms.
- */
-const COUNTED_BEFORE_READING_MIN_MS = 100;
-
-/**
  * Units of our claims still out that were granted before the observed one: the reading may not
  * count them yet (executions and processes sharing one state send in another order than their
  * slots were granted), so they are held back as spent after it. Not one started well before the
- * reading's request (two round trips, COUNTED_BEFORE_READING_MIN_MS at least): it reached the
+ * reading's request (two round trips, LATE_CLAIM_MIN_MS at least): it reached the
  * server first, and only its answer is late (a slow answer, or a connection the client will time
  * out). Held back as well, its unit counted twice until it was answered or lost: behind a fixed 10
  * per s, 8 workers and 5 % of answers 3 s late against a 1 s timeout, each such claim left a unit
  * of its window unused (1.16 -> 1.10 x ideal).
  */
 function lateClaimUnits(state: GovernorState, observedSeq: number, sentAtMs: number): number {
-  const countedBeforeMs = sentAtMs - Math.max(2 * state.rttMs, COUNTED_BEFORE_READING_MIN_MS);
+  const countedBeforeMs = sentAtMs - Math.max(2 * state.rttMs, LATE_CLAIM_MIN_MS);
   let units = 0;
   for (const [seq] of state.inFlight) {
     if (seq >= observedSeq) continue;
@@ -928,7 +922,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     return state;
   }
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
-  if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0)) {
+  if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0, answersProbe)) {
     applyShape(state, observation.budget);
     learnBucketFromAdmitted(state, observation, observation.budget.remaining);
     applyAnchor(state, observation, observation.budget, options.leaseMs);

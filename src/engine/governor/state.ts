@@ -20,6 +20,11 @@ export const ROUNDING_MS = 1000;
  * server's Date, whose offset estimate drifts by some tens of ms as answers narrow it.
  */
 export const RESET_DRIFT_MARGIN_MS = ROUNDING_MS / 4;
+/**
+ * A claim started this long before a reading's own request reached the server before it did,
+ * though its answer is still out: two round trips, and at least this many ms.
+ */
+export const LATE_CLAIM_MIN_MS = 100;
 /** A window nothing showed: assumed (one second) when a throttle told no wait, or lengthened since by a throttle (outlasted). */
 export function windowIsGuessed(state: Pick<GovernorState, "windowSource">): boolean {
   return state.windowSource === "assumed" || state.windowSource === "outlasted";
@@ -40,7 +45,7 @@ export const MAX_OTHERS_PER_MS = 1e6;
 const MAX_COUNT = 2 ** 52;
 const MAX_TEXT = 300;
 
-const CONCURRENCY: readonly string[] = ["unknown", "shown", "inferred", "silent", "ruled-out"];
+const CONCURRENCY: readonly string[] = ["unknown", "shown", "testing", "inferred", "silent", "ruled-out"];
 const LIMIT_TYPES: readonly string[] = ["burst", "quota", "concurrency", "cost", "contention", "server", "permission", "validation", "none", "unknown"];
 
 export function emptyState(nowMs: number): GovernorState {

@@ -53,11 +53,13 @@ export interface Anchor {
 
 /**
  * Whether the budget counts requests in flight rather than requests per window: "shown" (the API
- * says so, IETF qu="concurrent-requests"), "inferred" (the count came back before the reset although
- * nothing was sent in between that a window could have dropped), "ruled-out" (an inference a
- * throttle disproved: never inferred again), or "unknown".
+ * says so, IETF qu="concurrent-requests"), "testing" (the count came back before the reset although
+ * nothing was sent in between that a window could have dropped, and one request sent once the
+ * others are answered tests it), "inferred" (that request's count held no more than ours out),
+ * "silent" (learned from throttles, nothing shown), "ruled-out" (an inference a throttle or a
+ * count disproved: never inferred again), or "unknown".
  */
-export type Concurrency = "unknown" | "shown" | "inferred" | "silent" | "ruled-out";
+export type Concurrency = "unknown" | "shown" | "testing" | "inferred" | "silent" | "ruled-out";
 
 export type InFlightTuple = [seq: number, leaseUntilMs: number, outAtGrant: number];
 

@@ -40,7 +40,9 @@ local MAX_OTHERS_PER_MS = 1e6
 local MAX_COUNT = 2 ^ 52
 local MAX_SAFE_INTEGER = 2 ^ 53 - 1
 local LIMIT_TYPES = { burst = true, quota = true, concurrency = true, cost = true, contention = true, server = true, permission = true, validation = true, none = true, unknown = true }
-local CONCURRENCY = { unknown = true, shown = true, inferred = true, silent = true, ["ruled-out"] = true }
+local CONCURRENCY = { unknown = true, shown = true, testing = true, inferred = true, silent = true, ["ruled-out"] = true }
+-- state.ts LATE_CLAIM_MIN_MS: a claim started two round trips (and at least this) before a send reached the server first.
+local LATE_CLAIM_MIN_MS = 100
 
 -- JavaScript's Math.round: the nearest integer, ties toward +infinity (x - floor(x) is exact).
 local function jsRound(x)
@@ -696,7 +698,12 @@ end
 
 -- concurrency.ts holdsConcurrency: the scope holds a concurrency limit (an in-flight cap, no window).
 local function holdsConcurrency(state)
-  return state.concurrency == "shown" or state.concurrency == "inferred" or state.concurrency == "silent"
+  return state.concurrency == "shown" or state.concurrency == "testing" or state.concurrency == "inferred" or state.concurrency == "silent"
+end
+
+-- concurrency.ts inferenceHeld: a concurrency limit read from the count (under test or tested).
+local function inferenceHeld(state)
+  return state.concurrency == "testing" or state.concurrency == "inferred"
 end
 
 -- concurrency.ts startedBy: claims of ours still unanswered that had started by atMs.
@@ -743,11 +750,39 @@ local function heldByProbe(state, nowMs)
   return { kind = "wait", untilMs = math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why = "one request is probing the scope; the others wait for its answer" }
 end
 
-local function heldByInFlightCap(state, nowMs)
-  if state.inFlightCap == nil or #state.inFlight < state.inFlightCap then return nil end
+-- claim.ts waitForAnAnswer: ask again at the first lease's end, or sooner.
+local function waitForAnAnswer(state, nowMs, why)
   local leaseEndMs = INF
   for _, f in ipairs(state.inFlight) do leaseEndMs = math.min(leaseEndMs, f[2]) end
-  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight) }
+  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = why }
+end
+
+local function heldByInFlightCap(state, nowMs)
+  if state.inFlightCap == nil or #state.inFlight < state.inFlightCap then return nil end
+  return waitForAnAnswer(state, nowMs, string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight))
+end
+
+local CONCURRENCY_TEST_WHY = "the count came back as a concurrency limit's does: one request, sent with the others answered, tests it"
+
+-- claim.ts countAllowsEitherWay: what the latest count read under test still allows after the claims since.
+local function countAllowsEitherWay(state, units)
+  return state.anchor ~= nil and state.anchor.remaining - unreflectedUnits(state, state.anchor) >= units
+end
+
+-- claim.ts heldForConcurrencyTest: the test goes with at most half the limit of ours due to answer (itself included).
+local function heldForConcurrencyTest(state, nowMs)
+  local dueFromMs = nowMs - math.max(2 * state.rttMs, LATE_CLAIM_MIN_MS)
+  local due = 0
+  for _, f in ipairs(state.inFlight) do
+    for _, s in ipairs(state.slots) do
+      if s[2] == f[1] then
+        if s[1] >= dueFromMs and s[1] <= nowMs then due = due + 1 end
+        break
+      end
+    end
+  end
+  if due + 1 <= math.max(1, math.floor((state.inFlightCap or 1) / 2)) then return nil end
+  return waitForAnAnswer(state, nowMs, "the count came back as a concurrency limit's does: the answers still due come before the request that tests it")
 end
 
 -- claim.ts heldByLessonOut: a start laid more than an answer time ahead from a lesson (no count
@@ -847,6 +882,12 @@ local function claimInPlace(state, request, options)
       local why = state.notBeforeReason
       if why == "" then why = "the server's wait" end
       return defer(floorMs, why)
+    end
+    if state.concurrency == "testing" and not countAllowsEitherWay(state, units) then
+      state.anchor = nil
+      local untested = heldForConcurrencyTest(state, nowMs)
+      if untested then return untested end
+      return grant(state, floorMs, units, true, CONCURRENCY_TEST_WHY, options)
     end
     local cap = state.inFlightCap or 1
     return grant(state, floorMs, units, false, string.format("a concurrency limit: fewer than %d requests in flight", cap), options)
@@ -1063,10 +1104,9 @@ local function unitsOfSeq(state, seq)
 end
 
 -- observe.ts lateClaimUnits: claims still out granted before the observed one, but not one started
--- two round trips (COUNTED_BEFORE_READING_MIN_MS at least) before the reading's send.
-local COUNTED_BEFORE_READING_MIN_MS = 100
+-- two round trips (LATE_CLAIM_MIN_MS at least) before the reading's send.
 local function lateClaimUnits(state, observedSeq, sentAtMs)
-  local countedBeforeMs = sentAtMs - math.max(2 * state.rttMs, COUNTED_BEFORE_READING_MIN_MS)
+  local countedBeforeMs = sentAtMs - math.max(2 * state.rttMs, LATE_CLAIM_MIN_MS)
   local units = 0
   for _, f in ipairs(state.inFlight) do
     if f[1] < observedSeq then
@@ -1431,7 +1471,8 @@ end
 
 -- concurrency.ts ruleOutInferredConcurrency: a throttle disproves an inferred concurrency limit.
 local function ruleOutInferredConcurrency(state)
-  if state.concurrency ~= "inferred" then return end
+  if not inferenceHeld(state) then return end
+  state.anchor = nil
   state.concurrency = "ruled-out"
   state.inFlightCap = nil
   state.inFlightCapGrows = false
@@ -1439,10 +1480,16 @@ local function ruleOutInferredConcurrency(state)
 end
 
 -- concurrency.ts countsMoreThanOurs: an answer counting more than ours out at its send disproves an inferred limit.
-local function countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
+-- concurrency.ts countHoldsMoreThanOurs: the count against ours out when the request was sent, itself included.
+local function countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
   local limit = budget.limit or state.inFlightCap
-  if observation.kind ~= "ok" or limit == nil or state.lastAnsweredAtMs > observation.sentAtMs then return false end
+  if observation.kind ~= "ok" or limit == nil then return false end
   return limit - budget.remaining > math.max(outAtGrant, startedBy(state, observation.sentAtMs, leaseMs) + 1)
+end
+
+local function countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
+  if state.lastAnsweredAtMs > observation.sentAtMs then return false end
+  return countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
 end
 
 -- concurrency.ts resetOutlastsAnswers: a reset further from its answer than rounding, drift and a round trip is no concurrency limit's.
@@ -1453,19 +1500,48 @@ local function resetOutlastsAnswers(state, observation, budget)
 end
 
 -- concurrency.ts applyConcurrentBudget: a concurrency limit is an in-flight cap, and no window paces.
-local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtGrant)
+-- concurrency.ts readingUnderTest: the latest count read while a concurrency limit is under test (none once spent).
+local function readingUnderTest(latest, observation, budget, first)
+  if not first and latest == nil then return nil end
+  if observation.kind ~= "ok" or (latest ~= nil and observation.seq <= latest.seq) then return latest end
+  return { remaining = budget.remaining, seq = observation.seq, atMs = observation.sentAtMs, resetAtMs = 0, lateUnits = 0, answeredAtMs = observation.nowMs, ownOutAtSend = 1 }
+end
+
+-- concurrency.ts dropGrantsAhead: grants the window's model laid ahead are given back.
+local function dropGrantsAhead(state, nowMs)
+  local ahead, any = {}, false
+  for _, s in ipairs(state.slots) do
+    if s[1] > nowMs then ahead[s[2]] = true; any = true end
+  end
+  if not any then return end
+  state.slots = filterSlots(state.slots, function(s) return not ahead[s[2]] end)
+  local inFlight = {}
+  for _, f in ipairs(state.inFlight) do
+    if not ahead[f[1]] then inFlight[#inFlight + 1] = f end
+  end
+  state.inFlight = inFlight
+end
+
+local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtGrant, answersTest)
   local before = state.concurrency
   if budget.concurrent then
     state.concurrency = "shown"
   elseif countOutgrewOurs(state, observation, budget, leaseMs) then
     state.concurrency = "ruled-out"
   elseif countCameBack(state, observation, budget, leaseMs) then
-    state.concurrency = "inferred"
-  elseif state.concurrency == "inferred" and (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget)) then
+    state.concurrency = "testing"
+  elseif state.concurrency == "testing" and answersTest and observation.kind == "ok" then
+    if countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget) then
+      ruleOutInferredConcurrency(state)
+    else
+      state.concurrency = "inferred"
+    end
+  elseif inferenceHeld(state) and (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget)) then
     ruleOutInferredConcurrency(state)
   end
   if not holdsConcurrency(state) then return false end
   if before ~= state.concurrency then state.probe = nil end
+  if before ~= state.concurrency and state.concurrency == "testing" then dropGrantsAhead(state, observation.nowMs) end
   local limit = budget.limit or state.limit or state.inFlightCap or (budget.remaining + 1)
   state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, math.floor(limit)))
   state.inFlightCapGrows = false
@@ -1473,7 +1549,13 @@ local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtG
   state.windowMs = nil
   state.windowSource = nil
   state.refill = "window"
-  state.anchor = nil
+  if state.concurrency == "testing" then
+    local latest = nil
+    if before == "testing" then latest = state.anchor end
+    state.anchor = readingUnderTest(latest, observation, budget, before ~= "testing")
+  else
+    state.anchor = nil
+  end
   state.reserveUnits = 0
   state.othersPerMs = 0
   return true
@@ -1885,7 +1967,7 @@ local function observeInPlace(state, given, options)
     return
   end
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
-  if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant) then
+  if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant, answersProbe) then
     applyShape(state, observation.budget)
     learnBucketFromAdmitted(state, observation, observation.budget.remaining)
     applyAnchor(state, observation, observation.budget, options.leaseMs)

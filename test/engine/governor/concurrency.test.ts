@@ -22,6 +22,24 @@ function goAll(scope: Scope, nowMs: number, count: number): Go[] {
   return Array.from({ length: count }, () => scope.go(nowMs));
 }
 
+/**
+ * twoReadings(2), then its test: the two places the count still allows either way go at T0 + 400
+ * (a third claim finds it spent) and are answered at T0 + 600 (each counting both), and the test,
+ * sent with nothing else out, is answered at T0 + 800 counting itself alone. A concurrency limit of
+ * 3, inferred, nothing out.
+ */
+function inferredLimit(): Scope {
+  const scope = twoReadings(2);
+  const pair = goAll(scope, T0 + 400, 2);
+  expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+  for (const sent of pair) scope.answer(sent, T0 + 600, { budget: counted(1) });
+  const test = scope.go(T0 + 600);
+  expect(test.probe).toBe(true);
+  scope.answer(test, T0 + 800, { budget: counted(2) });
+  expect(scope.state.concurrency).toBe("inferred");
+  return scope;
+}
+
 describe("a concurrency limit", () => {
   it("shown by qu: as many go as the limit at once, the next waits for an answer, and an answer frees a place at once (not at the reset)", () => {
     const scope = twoReadings(2, true);
@@ -33,11 +51,58 @@ describe("a concurrency limit", () => {
     expect(scope.go(T0 + 600).atMs).toBe(T0 + 600);
   });
 
-  it("inferred when a request sent after an answer shows the same count under the same reset", () => {
+  it("under test when a request sent after an answer shows the same count under the same reset: what that count allows goes, then one request sent with the others answered tells", () => {
     const scope = twoReadings(2);
-    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 3, limit: null });
-    goAll(scope, T0 + 400, 3);
+    expect(scope.state).toMatchObject({ concurrency: "testing", inFlightCap: 3, limit: null });
+    // The count read allows two more whichever it is (a bucket that refilled would take them too).
+    const [a, b] = goAll(scope, T0 + 400, 2);
+    // Spent, the rest wait: first for the answers still due, then for the test's.
+    expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait", why: expect.stringContaining("answers still due") });
+    scope.answer(a!, T0 + 600, { budget: counted(1) });
+    expect(scope.claim(T0 + 600)).toMatchObject({ kind: "wait" });
+    scope.answer(b!, T0 + 600, { budget: counted(1) });
+    const test = scope.go(T0 + 600);
+    expect(test).toMatchObject({ probe: true, why: expect.stringContaining("tests it") });
+    expect(scope.claim(T0 + 600)).toMatchObject({ kind: "wait", why: expect.stringContaining("probing") });
+    // Its count holds itself alone: a concurrency limit, all three places free at once.
+    scope.answer(test, T0 + 800, { budget: counted(2) });
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 3, anchor: null });
+    goAll(scope, T0 + 800, 3);
+    expect(scope.claim(T0 + 800)).toMatchObject({ kind: "wait" });
+  });
+
+  it("ruled out when the test's count holds more than ours out at its send (a bucket the burst drained), even with answers since its send", () => {
+    const scope = twoReadings(2);
+    const [a, b] = goAll(scope, T0 + 400, 2);
+    scope.answer(a!, T0 + 600, { budget: counted(1) });
+    scope.answer(b!, T0 + 600, { budget: counted(0) });
+    const test = scope.go(T0 + 600);
+    // Another answer after the test's send does not excuse its count: nothing else went while it was out.
+    scope.state.lastAnsweredAtMs = T0 + 700;
+    scope.answer(test, T0 + 800, { budget: counted(0) });
+    expect(scope.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
+    expect(scope.state.anchor).toMatchObject({ remaining: 0, seq: test.seq });
+  });
+
+  it("the test goes while claims still due are fewer than half the limit, and a claim sent more than two round trips ago is not waited for", () => {
+    // A limit of 10: the probe's reading (9 left), one request answered showing 9 again.
+    const ten = (remaining: number) => shown({ remaining, limit: 10, resetAtMs: T0 + 1000 });
+    const scope = Scope.afterReading(T0 + 100, ten(9));
+    scope.answer(scope.go(T0 + 100), T0 + 200, { budget: ten(9) });
+    expect(scope.state.concurrency).toBe("testing");
+    const burst = goAll(scope, T0 + 200, 9);
+    // Nine due: the test waits until at most four are (five out with itself, half the limit).
+    expect(scope.claim(T0 + 200)).toMatchObject({ kind: "wait" });
+    for (const sent of burst.slice(0, 4)) scope.answer(sent, T0 + 300, { budget: ten(1) });
+    expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
+    // The other five never answer: sent two round trips (200 ms) and more ago, they are late.
     expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
+    expect(scope.go(T0 + 401)).toMatchObject({ probe: true });
+    const other = Scope.afterReading(T0 + 100, ten(9));
+    other.answer(other.go(T0 + 100), T0 + 200, { budget: ten(9) });
+    const nine = goAll(other, T0 + 200, 9);
+    for (const sent of nine.slice(0, 5)) other.answer(sent, T0 + 300, { budget: ten(1) });
+    expect(other.go(T0 + 300)).toMatchObject({ probe: true });
   });
 
   it("not inferred from a count that fell (a window's count): ruled out where it holds more than ours could have out; nor from requests sent before the earlier answer came", () => {
@@ -68,7 +133,7 @@ describe("a concurrency limit", () => {
 
   it("an inferred limit is ruled out for good by a throttle; a shown one stays, its cap one below what was in flight, and our own backoff holds no one else", () => {
     const inferred = twoReadings(2);
-    const [first] = goAll(inferred, T0 + 400, 3);
+    const [first] = goAll(inferred, T0 + 400, 2);
     inferred.throttle(first!, T0 + 500, null, { budget: counted(0), waitMs: 250, waitFromServer: false });
     expect(inferred.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null, limit: 3 });
     expect(inferred.state.notBeforeMs).toBe(T0 + 750);
@@ -81,14 +146,14 @@ describe("a concurrency limit", () => {
 
   it("an inferred limit is ruled out by an answer whose reset lies further than a second and a round trip from it (a bucket's time until full), not by one within it", () => {
     const within = twoReadings(2);
-    const [a, slow] = goAll(within, T0 + 400, 3);
+    const [a, slow] = goAll(within, T0 + 400, 2);
     // Sent at T0 + 400, answered at T0 + 600, reset at T0 + 2000: within 1,000 + 250 + 200 ms of the answer.
     within.answer(a!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2000 }) });
     // A slow answer's reset is read from the answer too: 1,300 ms after it, 3,300 after its send.
     within.answer(slow!, T0 + 2400, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 3700 }) });
-    expect(within.state.concurrency).toBe("inferred");
+    expect(within.state.concurrency).toBe("testing");
     const beyond = twoReadings(2);
-    const [b] = goAll(beyond, T0 + 400, 3);
+    const [b] = goAll(beyond, T0 + 400, 2);
     beyond.answer(b!, T0 + 600, { budget: shown({ remaining: 1, limit: 3, resetAtMs: T0 + 2200 }) });
     expect(beyond.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
     // A limit told as concurrent keeps its cap whatever its reset says.
@@ -100,7 +165,7 @@ describe("a concurrency limit", () => {
 
   it("the throttles of claims granted while an inferred limit held are one lesson: the one that rules it out and the rest of that burst keep no reserve", () => {
     const inferred = twoReadings(2);
-    const burst = goAll(inferred, T0 + 400, 3);
+    const burst = goAll(inferred, T0 + 400, 2);
     for (const granted of burst) inferred.throttle(granted, T0 + 500, null, { budget: counted(0), waitMs: 250, waitFromServer: false });
     expect(inferred.state).toMatchObject({ concurrency: "ruled-out", reserveUnits: 0 });
     // A claim granted after the lesson and throttled is someone spending unseen again.
@@ -111,7 +176,7 @@ describe("a concurrency limit", () => {
 
   it("once ruled out, the same evidence infers nothing again", () => {
     const scope = twoReadings(2);
-    const [first] = goAll(scope, T0 + 400, 3);
+    const [first] = goAll(scope, T0 + 400, 2);
     scope.throttle(first!, T0 + 500, 1000, { budget: counted(0) });
     expect(scope.state.concurrency).toBe("ruled-out");
     const nowMs = scope.state.notBeforeMs;
@@ -134,24 +199,24 @@ describe("a concurrency limit", () => {
     const [a, b] = goAll(scope, T0 + 400, 2);
     scope.answer(a!, T0 + 600, { budget: counted(1) });
     scope.answer(b!, T0 + 601, { budget: counted(0) });
-    expect(scope.state.concurrency).toBe("inferred");
+    expect(scope.state.concurrency).toBe("testing");
   });
 
   it("an answer counting claims answered at the instant it was sent, out when it was granted, leaves an inferred limit standing", () => {
     // A place freed by one answer is taken at once: the other answers of that instant may leave the
     // server's count only after the new request reached it. With their workers gone quiet (a 503's
     // backoff), ours still out at its answer are fewer than the count it shows.
-    const scope = twoReadings(2);
-    const [a, b, c] = goAll(scope, T0 + 400, 3);
-    scope.answer(a!, T0 + 600, { budget: counted(0) });
-    const d = scope.go(T0 + 600);
-    scope.answer(b!, T0 + 600, { budget: counted(0) });
-    scope.answer(c!, T0 + 600, { budget: counted(0) });
-    scope.answer(d, T0 + 800, { budget: counted(0) });
+    const scope = inferredLimit();
+    const [a, b, c] = goAll(scope, T0 + 800, 3);
+    scope.answer(a!, T0 + 900, { budget: counted(0) });
+    const d = scope.go(T0 + 900);
+    scope.answer(b!, T0 + 900, { budget: counted(0) });
+    scope.answer(c!, T0 + 900, { budget: counted(0) });
+    scope.answer(d, T0 + 1000, { budget: counted(0) });
     expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 3 });
   });
 
-  it("a probe's grant held for the reset is kept as it was when claimed again with nothing earlier to give, and starts at once once the count shows a concurrency limit", () => {
+  it("a probe's grant held for the reset is kept as it was when claimed again with nothing earlier to give, and given back once the count shows a concurrency limit", () => {
     const scope = Scope.afterReading(T0 + 200, counted(2));
     const a = scope.go(T0 + 200);
     scope.go(T0 + 200);
@@ -161,17 +226,20 @@ describe("a concurrency limit", () => {
     expect(scope.claimAgain(T0 + 300, late)).toMatchObject({ kind: "go", seq: late.seq, atMs: late.atMs, probe: true });
     expect(scope.state).toEqual(before);
     scope.answer(a, T0 + 400, { budget: counted(2) });
-    expect(scope.state.concurrency).toBe("inferred");
+    expect(scope.state.concurrency).toBe("testing");
+    // Given back (it would hold a place until the reset), its holder claims afresh: a's count allows
+    // one more after the one still out, whichever the count is.
+    expect(scope.state.slots.some(([, seq]) => seq === late.seq)).toBe(false);
     const again = scope.claimAgain(T0 + 400, late);
     expect(again).toMatchObject({ kind: "go", atMs: T0 + 400, probe: false });
-    // Under the cap of 3: the one still out, the grant claimed again, and one more.
-    expect(scope.go(T0 + 400).atMs).toBe(T0 + 400);
+    expect(again.kind === "go" && again.seq).not.toBe(late.seq);
+    // The count is spent: the next waits for the test.
     expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
     // A held seq the state does not count (given back, or replaced by a lesson) is claimed afresh.
     expect(scope.claimAgain(T0 + 400, { seq: 999, atMs: T0 + 5000 })).toMatchObject({ kind: "wait" });
   });
 
-  it("grants given while a window paced the scope keep their places, and new ones do not queue behind them", () => {
+  it("grants a window's model laid ahead are given back when the count shows a concurrency limit, and new ones do not queue behind them", () => {
     // A window model first: the probe's reading of 2 left lets two go now and puts a third after the reset.
     const scope = Scope.afterReading(T0 + 200, counted(2));
     const a = scope.go(T0 + 200);
@@ -180,8 +248,9 @@ describe("a concurrency limit", () => {
     expect(late.atMs).toBeGreaterThanOrEqual(T0 + 1000);
     // a, sent at the probe's answer, shows the probe's count (2 left) under the same reset: a place came back.
     scope.answer(a, T0 + 400, { budget: counted(2) });
-    expect(scope.state.concurrency).toBe("inferred");
-    // Two places are held (b in flight, the late grant); one is free now, not after the late grant.
+    expect(scope.state.concurrency).toBe("testing");
+    // b is in flight and the late grant given back: what a's count allows goes now, not after the late grant.
+    expect(scope.state.inFlight.map(([seq]) => seq)).not.toContain(late.seq);
     expect(scope.go(T0 + 400).atMs).toBe(T0 + 400);
     expect(scope.claim(T0 + 400)).toMatchObject({ kind: "wait" });
   });
@@ -200,7 +269,7 @@ describe("a concurrency limit", () => {
     expect("state" in bad && bad.state.concurrency).toBe("unknown");
   });
 
-  it("behind a count with no reset (Shopify REST's used/limit), read as a bucket at its documented rate, is inferred when the count came back faster than that rate gives back a quarter unit", () => {
+  it("behind a count with no reset (Shopify REST's used/limit), read as a bucket at its documented rate, is put to the test when the count came back faster than that rate gives back a quarter unit", () => {
     // Shopify's documented 2 per s for 40, scaled to a count of 15: 0.75 per s (a unit per 1.33 s).
     const shopify = (left: number): ObservedBudget => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true });
     const read = (gapMs: number): Scope => {
@@ -211,9 +280,9 @@ describe("a concurrency limit", () => {
       return scope;
     };
     // Sent 20 ms after the probe (0.015 units at that rate), it shows the probe's unit back: a concurrency limit.
-    expect(read(20).state).toMatchObject({ concurrency: "inferred", inFlightCap: 15, limit: null });
+    expect(read(20).state).toMatchObject({ concurrency: "testing", inFlightCap: 15, limit: null });
     // 300 ms (0.225 units): still too fast for the estimate; 400 ms (0.3 units, the count rounded): a bucket.
-    expect(read(300).state.concurrency).toBe("inferred");
+    expect(read(300).state.concurrency).toBe("testing");
     expect(read(400).state).toMatchObject({ concurrency: "unknown", refill: "bucket" });
     // A count that did not come back is no evidence, however soon.
     const drained = Scope.afterReading(T0 + 20, shopify(14));
@@ -357,13 +426,13 @@ describe("a fixed window not yet told from a limit on requests in flight", () =>
     nine.forEach((go, index) => scope.answer(go, T0 + 2020, { budget: ten(9 - index, T0 + 3000) }));
   }
 
-  it("keeps the last unit of a window for an answer of it: a count back down to that unit alone is a concurrency limit", () => {
+  it("keeps the last unit of a window for an answer of it: a count back down to that unit alone is put to the test as a concurrency limit", () => {
     const scope = fixedScope();
     burstAtReset(scope);
     const last = scope.go(T0 + 2020);
     expect(last.atMs).toBe(T0 + 2020);
     scope.answer(last, T0 + 2040, { budget: ten(9, T0 + 3000) });
-    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 10 });
+    expect(scope.state).toMatchObject({ concurrency: "testing", inFlightCap: 10 });
   });
 
   it("a count that holds the whole window (more than ours could have out) rules the concurrency limit out, and then the whole limit goes at each reset", () => {
