@@ -1817,6 +1817,30 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get("api|slow")).toMatchObject({ concurrency: "unknown", refill: "bucket" });
   });
 
+  it("agrees that resets closer together than a window that held our units are a sliding window's, and that resets a fixed window's length apart are its length", async () => {
+    const both = new SideBySide(raw, server.url, "closer-resets:", T0);
+    try {
+      const three = (remaining: number, resetAfterT0Ms: number): ObservedBudget => shown({ remaining, limit: 3, resetAtMs: T0 + resetAfterT0Ms });
+      for (const [scope, nextResetAfterT0Ms] of [["api|sliding", 11_050], ["api|fixed", 20_050]] as const) {
+        both.nowMs = T0;
+        await both.sendAndAnswer(scope, T0, three(2, 10_050), 50);
+        both.nowMs = T0 + 50;
+        const pair = [await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }), await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })];
+        both.nowMs = T0 + 100;
+        for (const [index, sent] of pair.entries()) await both.observe(scope, answer(seqOf(sent), T0 + 50, "ok", three(1 - index, 10_050)));
+        const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        if (next.kind !== "go") expect.fail(`${scope}: expected a grant at the reset`);
+        both.nowMs = next.atMs + 50;
+        await both.observe(scope, answer(next.seq, next.atMs, "ok", three(2, nextResetAfterT0Ms)));
+        await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      }
+      expect(both.memory.snapshot().get("api|sliding")).toMatchObject({ refill: "window", windowMs: 10_050 });
+      expect(both.memory.snapshot().get("api|fixed")).toMatchObject({ refill: "fixed", windowMs: 10_000 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {
@@ -1833,6 +1857,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
         ["an older version's state, without lessonSeq", omit(base, "lessonSeq"), true],
         ["a lessonSeq that is not a count", { ...base, lessonSeq: 1.5 }, true],
         ["a silent concurrency limit", { ...base, concurrency: "silent", inFlightCap: 3, limit: null, windowMs: null, anchor: null }, true],
+        ["a concurrency limit under test, with the latest count read", { ...base, concurrency: "testing", inFlightCap: 3, limit: null, windowMs: null }, true],
         ["figures out of range (othersPerMs, reserveUnits)", { ...base, othersPerMs: 2e6, reserveUnits: -1 }, true],
         ["an older version's state, without an estimated rate's probe", omit(omit(base, "probedFromWindowMs"), "pacedCleanUnits"), true],
         ["a probe's figures out of range", { ...base, probedFromWindowMs: 2e12, pacedCleanUnits: -1 }, true],

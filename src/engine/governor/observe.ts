@@ -103,6 +103,20 @@ function slidingAtLeastMs(observation: Observation, resetAtMs: number): number {
 }
 
 /**
+ * Two resets closer together than a window that held our units: a fixed window counts each unit
+ * from its start to its reset, so a spent reading that still counted our oldest unit (inferWindow's
+ * bound: its reset less that unit's send) makes a fixed window at least that long, less the
+ * resets' rounding and the Date's drift. Resets closer than that are a sliding window's, stepping on
+ * as its oldest units leave (GitHub's reset is the oldest unit's leaving: a sliding 10 per 10 s, 8
+ * workers, whose count came back in full a second after the first window's reset, was read as a
+ * fixed window of 1,050 ms, and 9 went a second later: 8 throttled of 38 calls). Not where the
+ * scope already reads a fixed window: its own length is that bound.
+ */
+function resetsCloserThanCounted(state: GovernorState, boundMs: number | null, resetDistanceMs: number): boolean {
+  return state.refill === "window" && boundMs !== null && resetDistanceMs < boundMs - ROUNDING_MS - RESET_DRIFT_MARGIN_MS;
+}
+
+/**
  * The request was counted after the previous reset: if the budget came back in full, the limit
  * is a fixed window, and the distance between two resets is its length.
  */
@@ -138,6 +152,7 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
     // 170 ms before its reset, read as sliding 10 per 172 ms, was throttled 233 times of 433 calls.
     const boundMs = state.windowSource === "inferred" ? state.windowMs : null;
     if (boundMs !== null && boundMs >= ROUNDING_MS && resetAtMs - previousResetMs > boundMs + ROUNDING_MS / 2 && slidingAtLeastMs(observation, resetAtMs) > boundMs - ROUNDING_MS / 2) return;
+    if (resetsCloserThanCounted(state, boundMs, resetAtMs - previousResetMs)) return;
     state.refill = "fixed";
     if (resetAtMs > previousResetMs + ROUNDING_MS / 2 && state.windowSource !== "shown") {
       state.windowMs = Math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs));

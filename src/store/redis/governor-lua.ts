@@ -1032,6 +1032,8 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
     -- observe.ts: resets further apart than the window already bound are not one window's length,
     -- where this reading's reset fits a sliding window nearly as long as the bound (slidingAtLeastMs).
     if state.windowSource == "inferred" and state.windowMs ~= nil and state.windowMs >= ROUNDING_MS and resetAtMs - previousResetMs > state.windowMs + ROUNDING_MS / 2 and resetAtMs - observation.sentAtMs - ROUNDING_MS - ROUNDING_MS / 4 > state.windowMs - ROUNDING_MS / 2 then return end
+    -- observe.ts resetsCloserThanCounted: resets closer than a window that held our units are a sliding window's.
+    if state.refill == "window" and state.windowSource == "inferred" and state.windowMs ~= nil and resetAtMs - previousResetMs < state.windowMs - ROUNDING_MS - ROUNDING_MS / 4 then return end
     state.refill = "fixed"
     if resetAtMs > previousResetMs + ROUNDING_MS / 2 and state.windowSource ~= "shown" then
       state.windowMs = math.min(MAX_FIGURE, wholeSecondsNear(resetAtMs - previousResetMs))
