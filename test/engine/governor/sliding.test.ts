@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyState, observe, type GovernorState } from "../../../src/engine/governor";
 import { DEFAULT_GOVERNOR_OPTIONS } from "../../../src/engine/governor/types";
-import { Scope, shown, T0 } from "./helpers";
+import { Scope, shown, T0, type Go } from "./helpers";
 
 const budget = (remaining: number, resetAfterT0Ms: number) => shown({ remaining, limit: 2, resetAtMs: T0 + resetAfterT0Ms });
 
@@ -133,18 +133,26 @@ describe("a sliding window's length", () => {
 });
 
 describe("resets closer together than a window that held our units", () => {
-  it("are a sliding window's stepping on, not a fixed window's length: 3 per 10 s whose count came back a second after the first window's reset", () => {
-    // GitHub's reset is the oldest counted unit's leaving, rounded up to whole seconds. Three of ours
-    // spent at T0 and T0 + 50 read a reset at T0 + 10050: a fixed window that counted the unit sent
-    // at T0 then is at least 10 s long, less the resets' rounding.
-    const three = (remaining: number, resetAfterT0Ms: number) => shown({ remaining, limit: 3, resetAtMs: T0 + resetAfterT0Ms });
+  const three = (remaining: number, resetAfterT0Ms: number) => shown({ remaining, limit: 3, resetAtMs: T0 + resetAfterT0Ms });
+
+  /**
+   * A limit of 3 spent by ours at T0 and T0 + 50, read with a reset at T0 + 10050 (GitHub's reset is
+   * the oldest counted unit's leaving, rounded up to whole seconds): a fixed window that counted the
+   * unit sent at T0 then is at least 10 s long, less the resets' rounding. Returns the scope and the
+   * next grant (at the reset).
+   */
+  function spentByThree(): { scope: Scope; next: Go } {
     const scope = new Scope(T0);
     scope.answer(scope.go(T0), T0 + 50, { budget: three(2, 10_050) });
     const pair = [scope.go(T0 + 50), scope.go(T0 + 50)];
     scope.answer(pair[0]!, T0 + 100, { budget: three(1, 10_050) });
     scope.answer(pair[1]!, T0 + 100, { budget: three(0, 10_050) });
     expect(scope.state).toMatchObject({ windowMs: 10_050, windowSource: "inferred", refill: "window" });
-    const next = scope.go(T0 + 100);
+    return { scope, next: scope.go(T0 + 100) };
+  }
+
+  it("are a sliding window's stepping on, not a fixed window's length: 3 per 10 s whose count came back a second after the first window's reset", () => {
+    const { scope, next } = spentByThree();
     expect(next.atMs).toBeGreaterThanOrEqual(T0 + 10_000);
     // The count is back in full with the next reset a second on (the units sent at T0 + 50 leave then):
     // read as a fixed window of one second, three went a second later into a window still holding these.
@@ -156,13 +164,7 @@ describe("resets closer together than a window that held our units", () => {
   });
 
   it("of a fixed window as long as its resets are apart are its length, as before", () => {
-    const three = (remaining: number, resetAfterT0Ms: number) => shown({ remaining, limit: 3, resetAtMs: T0 + resetAfterT0Ms });
-    const scope = new Scope(T0);
-    scope.answer(scope.go(T0), T0 + 50, { budget: three(2, 10_050) });
-    const pair = [scope.go(T0 + 50), scope.go(T0 + 50)];
-    scope.answer(pair[0]!, T0 + 100, { budget: three(1, 10_050) });
-    scope.answer(pair[1]!, T0 + 100, { budget: three(0, 10_050) });
-    const next = scope.go(T0 + 100);
+    const { scope, next } = spentByThree();
     scope.answer(next, next.atMs + 50, { budget: three(2, 20_050) });
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 10_000 });
   });
