@@ -1136,6 +1136,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(states[1]?.refill).not.toBe("bucket");
   });
 
+  it("agrees that a count of one read as full whatever it showed is no evidence of a fixed window", async () => {
+    const both = new SideBySide(raw, server.url, "of-one:", T0);
+    const scope = "api|of-one";
+    const send = sendingLater(both, scope, 1);
+    let learned: GovernorState | undefined;
+    try {
+      await send(0, 2000);
+      // Sent at the reset, its own unit fills the limit of one: the reset 2 s on says nothing of a window.
+      await send(0, 4000);
+      learned = structuredClone(both.memory.snapshot().get(scope));
+    } finally {
+      await both.close();
+    }
+    expect(learned?.refill).not.toBe("fixed");
+  });
+
   it("agrees that a reset read a second on, less the Date's drift, while the count runs on is a bucket's", async () => {
     const both = new SideBySide(raw, server.url, "drift:", T0);
     const scope = "api|drift";

@@ -137,6 +137,9 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
     else if (shownWindowMs !== null && atMs > observation.sentAtMs - shownWindowMs) slidingOnly += units;
   }
   const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
+  // A count that would read as full whatever it showed (our own units since the reset, less the
+  // tolerance, fill the limit) tells nothing of the units spent before it.
+  if (state.limit - sinceReset - tolerance < 1) return;
   if (remaining >= state.limit - sinceReset - tolerance) {
     if (shownWindowMs !== null && slidingOnly <= tolerance) return;
     // Two resets further apart than the window the readings already bound are not one window's

@@ -1027,6 +1027,8 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
     end
   end
   local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
+  -- observe.ts: a count that reads as full whatever it showed tells nothing of the units spent before it.
+  if state.limit - sinceReset - tolerance < 1 then return end
   if remaining >= state.limit - sinceReset - tolerance then
     if shownWindowMs ~= nil and slidingOnly <= tolerance then return end
     -- observe.ts: resets further apart than the window already bound are not one window's length,

@@ -169,3 +169,17 @@ describe("resets closer together than a window that held our units", () => {
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 10_000 });
   });
 });
+
+describe("a count that reads as full whatever it shows", () => {
+  const ofOne = (remaining: number, resetAtMs: number) => shown({ limit: 1, remaining, resetAtMs });
+
+  it("is no evidence of a fixed window: a bucket of 1 per s behind epoch-second resets, whose reset moved 2 s on", () => {
+    // A limit of one: our one unit since the previous reset, less the one-unit tolerance, fills it,
+    // so "0 left" would read the same from a fixed window, a sliding one or a bucket.
+    const scope = Scope.afterReading(T0 + 50, ofOne(0, T0 + 2_000));
+    const next = scope.go(T0 + 50);
+    expect(next.atMs).toBe(T0 + 2_000);
+    scope.answer(next, next.atMs + 50, { budget: ofOne(0, T0 + 4_000) });
+    expect(scope.state.refill).not.toBe("fixed");
+  });
+});
