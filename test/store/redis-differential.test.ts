@@ -861,6 +861,25 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(whys).toEqual(["go: own log", ...Array<string>(7).fill("wait: 1 request(s) in flight, the most this scope takes at once for now")]);
   });
 
+  it("agrees that a window outlasting a minute (a quota behind silence) holds the scope the whole time measured, not a quarter of it", async () => {
+    const both = new SideBySide(raw, server.url, "quota-silence:", T0);
+    const scope = "api|quota-silence";
+    let held: GovernorState | undefined;
+    try {
+      const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
+      for (let i = 0; i < 4; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      await both.sendAnswered(scope, 20, noWait);
+      // The next probe goes 70 s on (the jobs came later) and is throttled: the units are still counted.
+      both.nowMs = T0 + 70_000;
+      await both.sendAnswered(scope, 20, noWait);
+      held = structuredClone(both.memory.snapshot().get(scope));
+    } finally {
+      await both.close();
+    }
+    expect(held?.windowSource).toBe("outlasted");
+    expect(held?.notBeforeMs).toBe(T0 + 70_020 + (held?.windowFloorMs ?? 0));
+  });
+
   it("agrees on trials of a window learned as an upper bound: the first start of the next window alone at the middle of the bounds, its throttle raising the floor, its success moving the window's units earlier", async () => {
     const both = new SideBySide(raw, server.url, "trial:", T0);
     const scope = "api|trial";

@@ -547,6 +547,20 @@ function restartSlowStart(state: GovernorState, resetAtMs: number | null): void 
 
 /** Past the client's backoff, a throttle that finds the window longer holds the scope this share of the time measured so far. */
 const OUTLAST_SPACING = 0.25;
+/**
+ * Windows are documented at a second to a minute (Slack's and HubSpot's per-minute and
+ * ten-secondly limits, Stripe's per-second ones); a window outlasting a minute is an hourly limit
+ * or a quota, whose length no tens of probes are worth finding to a quarter: each throttled probe
+ * is a call spent, and jobs wait inline behind it. Past a minute the next probe waits the whole
+ * time measured (a doubling, as a backoff), so the wait passes the inline limit and the jobs are
+ * deferred with their not_before. A daily quota of 40 behind Stripe's silence, 100 jobs: 33
+ * throttled probes over 487 s at a quarter.
+ */
+const LONG_OUTLAST_MS = 60_000;
+
+function outlastSpacingMs(outlastedMs: number): number {
+  return outlastedMs > LONG_OUTLAST_MS ? outlastedMs : outlastedMs * OUTLAST_SPACING;
+}
 
 /**
  * A window not shown, a throttle with no wait told, and nothing admitted since the lesson: the units
@@ -568,7 +582,7 @@ function windowOutlastsLesson(state: GovernorState, observation: Observation, re
   state.windowSource = "outlasted";
   // Proven: the window's first unit was still counted at this send (model.ts windowTrialAtMs).
   state.windowFloorMs = Math.min(MAX_FIGURE, Math.max(state.windowFloorMs, outlastedMs));
-  state.notBeforeMs = clampTime(Math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING));
+  state.notBeforeMs = clampTime(Math.max(state.notBeforeMs, observation.nowMs + outlastSpacingMs(outlastedMs)));
   return true;
 }
 

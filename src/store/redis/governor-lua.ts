@@ -1642,6 +1642,12 @@ end
 
 -- observe.ts windowOutlastsLesson: a throttle with no wait that finds the episode's units still counted lengthens the window.
 local OUTLAST_SPACING = 0.25
+-- observe.ts outlastSpacingMs: past a minute (an hourly limit or a quota) the next probe waits the whole time measured.
+local LONG_OUTLAST_MS = 60000
+local function outlastSpacingMs(outlastedMs)
+  if outlastedMs > LONG_OUTLAST_MS then return outlastedMs end
+  return outlastedMs * OUTLAST_SPACING
+end
 local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)
   local limit = state.limit
   local windowMs = state.windowMs
@@ -1650,7 +1656,7 @@ local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartM
   state.windowMs = math.min(MAX_FIGURE, math.max(windowMs, outlastedMs))
   state.windowSource = "outlasted"
   state.windowFloorMs = math.min(MAX_FIGURE, math.max(state.windowFloorMs, outlastedMs))
-  state.notBeforeMs = clampTime(math.max(state.notBeforeMs, observation.nowMs + outlastedMs * OUTLAST_SPACING))
+  state.notBeforeMs = clampTime(math.max(state.notBeforeMs, observation.nowMs + outlastSpacingMs(outlastedMs)))
   return true
 end
 

@@ -345,6 +345,18 @@ describe("learning without budget headers or a wait: the window, from throttles 
     expect(scope.state.notBeforeMs).toBe(probe.atMs + 20 + outlastedMs / 4);
   });
 
+  it("a throttle that finds the window outlasting a minute (an hourly limit or a quota) holds the scope the whole time measured: the probes double, as a backoff", () => {
+    const scope = new Scope();
+    const sent = successes(scope, 5, 20);
+    const sixth = scope.go(sent[4]!.atMs + 20);
+    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    const probe = scope.go(T0 + 70_000);
+    scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
+    const outlastedMs = probe.atMs - T0;
+    expect(scope.state).toMatchObject({ windowMs: outlastedMs, windowSource: "outlasted" });
+    expect(scope.state.notBeforeMs).toBe(probe.atMs + 20 + outlastedMs);
+  });
+
   it("a later lesson's units are counted from the first success after the last lesson, not from the run's first request", () => {
     // A Stripe-like server (no budget, no wait) with a sliding window of 10 that another client
     // also spends; a client backoff of 300 ms.
