@@ -16,12 +16,17 @@ import { makeJobs, runWorkers, type JobRecord } from "./workers";
 
 /**
  * Calls the server admitted and counted whose job was not done by them: a 503 (answered without being
- * executed) and a dropped GET (its retry is a request of its own). A dropped POST was executed, and
- * its retry with the same idempotency key is a replay that spends nothing.
+ * executed), a dropped GET (its retry is a request of its own) and a GET whose slow answer the
+ * client's per-attempt timeout cut (the same: no client reads an answer it gave up on). A dropped or
+ * cut POST was executed, and its retry with the same idempotency key is a replay that spends nothing.
  */
-function unitsSpentOnFaults(api: ThrottledApi): number {
+function unitsSpentOnFaults(scenario: Scenario, api: ThrottledApi): number {
+  const timeoutMs = scenario.workload.requestTimeoutMs;
+  const slowCut = timeoutMs > 0 && scenario.server.faults.slowMs > timeoutMs;
   let units = 0;
-  for (const r of api.records) if (r.fault === "503" || (r.fault === "drop" && r.method === "GET")) units += 1;
+  for (const r of api.records) {
+    if (r.fault === "503" || (r.method === "GET" && (r.fault === "drop" || (r.fault === "slow" && slowCut)))) units += 1;
+  }
   return units;
 }
 
@@ -44,7 +49,7 @@ function summarise(scenario: Scenario, strategy: Strategy, api: ThrottledApi, jo
   const admissibleJobs = server.limiter === "daily-quota" ? Math.floor(server.limit / api.cost) : workload.jobs;
   // The faults the server drew in this run each spent a unit of the limit and left their job to do
   // again: no client reaches the job count's minimum then (a quota's are left out: it caps the jobs).
-  const faultCalls = server.limiter === "daily-quota" ? 0 : unitsSpentOnFaults(api);
+  const faultCalls = server.limiter === "daily-quota" ? 0 : unitsSpentOnFaults(scenario, api);
   const calls = Math.min(workload.jobs, admissibleJobs) + faultCalls;
   const ideal = idealMs({
     jobs: workload.jobs,

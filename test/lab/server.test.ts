@@ -86,6 +86,19 @@ describe("metrics", () => {
     expect(run.result.makespanMs).toBeGreaterThanOrEqual(run.result.idealMs);
   });
 
+  it("a run's ideal counts the units its GETs cut by the client's timeout spent: a bucket of 30 per 3 s needs a tenth of a second more for each", async () => {
+    const scenario = parseScenario(
+      { name: "cut", server: { limiter: "token-bucket", limit: 30, windowMs: 3000, latencyMs: 50, faults: { slowShare: 0.1, slowMs: 3000 } }, workload: { jobs: 100, workers: 10, requestTimeoutMs: 1000 }, clock: "virtual", seed: 160201 },
+      STRATEGY_NAMES,
+    );
+    const run = await runStrategy(scenario, strategyByName("ours")!);
+    const cut = run.requests.filter((r) => r.fault === "slow").length;
+    expect(cut).toBeGreaterThan(0);
+    // The bucket's 30 go at once; every other call, the cut ones' retries among them, waits 100 ms for its token.
+    expect(run.result.idealMs).toBeGreaterThanOrEqual((100 + cut - 30) * 100);
+    expect(run.result.makespanMs).toBeGreaterThanOrEqual(run.result.idealMs);
+  });
+
   it("the workers' bound carries the slow answers' extra time: 12 answers 800 ms late on 3 workers add 3.2 s", () => {
     expect(idealMs({ jobs: 120, workers: 3, latencyMs: 60, admissibleJobs: 120, serverMinimumMs: 0, maxInFlight: 7, slowAnswerMs: 12 * 800 })).toBe(5600);
     expect(idealMs({ jobs: 120, workers: 3, latencyMs: 60, admissibleJobs: 120, serverMinimumMs: 0, maxInFlight: 7 })).toBe(2400);
