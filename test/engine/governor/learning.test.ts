@@ -311,11 +311,17 @@ describe("learning without budget headers", () => {
 });
 
 describe("learning without budget headers or a wait: the window, from throttles that find the lesson's units still counted", () => {
-  it("a throttle with nothing admitted since the lesson lengthens the assumed window (the limit stands) and spaces the next probe; the first success bounds it", () => {
+  /** A lesson of 5 at T0, 20 ms apart, whose sixth is throttled with no wait told (a 500 ms backoff of its own). */
+  function lessonOfFive(): { scope: Scope; sixth: Go } {
     const scope = new Scope();
     const sent = successes(scope, 5, 20);
     const sixth = scope.go(sent[4]!.atMs + 20);
     scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    return { scope, sixth };
+  }
+
+  it("a throttle with nothing admitted since the lesson lengthens the assumed window (the limit stands) and spaces the next probe; the first success bounds it", () => {
+    const { scope } = lessonOfFive();
     expect(scope.state).toMatchObject({ limit: 5, windowMs: 1000, windowSource: "assumed" });
     // The own log frees the lesson's units a second after the first: that probe is throttled too.
     const probe = scope.go(T0 + 1000);
@@ -330,10 +336,7 @@ describe("learning without budget headers or a wait: the window, from throttles 
   });
 
   it("a throttle that finds the window longer holds the scope a quarter of the time measured, not the throttled request's longer backoff", () => {
-    const scope = new Scope();
-    const sent = successes(scope, 5, 20);
-    const sixth = scope.go(sent[4]!.atMs + 20);
-    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    const { scope, sixth } = lessonOfFive();
     // The first lesson is held for the request's backoff, as any throttle with nothing else to go by.
     expect(scope.state.notBeforeMs).toBe(sixth.atMs + 20 + 500);
     const probe = scope.go(T0 + 1000);
@@ -346,10 +349,7 @@ describe("learning without budget headers or a wait: the window, from throttles 
   });
 
   it("a throttle that finds the window outlasting a minute (an hourly limit or a quota) holds the scope the whole time measured: the probes double, as a backoff", () => {
-    const scope = new Scope();
-    const sent = successes(scope, 5, 20);
-    const sixth = scope.go(sent[4]!.atMs + 20);
-    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    const { scope } = lessonOfFive();
     const probe = scope.go(T0 + 70_000);
     scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
     const outlastedMs = probe.atMs - T0;
@@ -402,11 +402,8 @@ describe("learning without budget headers or a wait: the window, from throttles 
   });
 
   it("a window learned as an upper bound is tried shorter: the next window's first start goes alone at the middle of the bounds; its throttle raises the floor, its success starts the window there", () => {
-    const scope = new Scope();
     // A lesson of 5 at T0, then probes that find the window longer, and a first success at 5 s.
-    const sent = successes(scope, 5, 20);
-    const sixth = scope.go(sent[4]!.atMs + 20);
-    scope.throttle(sixth, sixth.atMs + 20, null, { waitMs: 500 });
+    const { scope } = lessonOfFive();
     const probe = scope.go(T0 + 3000);
     scope.throttle(probe, probe.atMs + 20, null, { waitMs: 500 });
     expect(scope.state.windowFloorMs).toBe(probe.atMs - T0);
