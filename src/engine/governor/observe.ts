@@ -548,13 +548,15 @@ function restartSlowStart(state: GovernorState, resetAtMs: number | null): void 
 /** Past the client's backoff, a throttle that finds the window longer holds the scope this share of the time measured so far. */
 const OUTLAST_SPACING = 0.25;
 /**
- * Windows are documented at a second to a minute (Slack's and HubSpot's per-minute and
- * ten-secondly limits, Stripe's per-second ones); a window outlasting a minute is an hourly limit
- * or a quota, whose length no tens of probes are worth finding to a quarter: each throttled probe
- * is a call spent, and jobs wait inline behind it. Past a minute the next probe waits the whole
- * time measured (a doubling, as a backoff), so the wait passes the inline limit and the jobs are
+ * Short windows are documented at a second to a minute (Slack's tiers per minute,
+ * https://api.slack.com/apis/rate-limits; HubSpot's ten-secondly limit,
+ * https://developers.hubspot.com/docs/api/usage-details; Stripe's per second,
+ * https://docs.stripe.com/rate-limits); a window outlasting a minute is an hourly limit or a
+ * quota, whose length no tens of probes are worth finding to a quarter: each throttled probe is a
+ * call spent, and jobs wait inline behind it. Past a minute the next probe waits the whole time
+ * measured (a doubling, as a backoff), so the wait passes the inline limit and the jobs are
  * deferred with their not_before. A daily quota of 40 behind Stripe's silence, 100 jobs: 33
- * throttled probes over 487 s at a quarter.
+ * throttled probes over 487 s at a quarter, 25 over 131 s so.
  */
 const LONG_OUTLAST_MS = 60_000;
 
