@@ -95,6 +95,7 @@ export class RequestRun {
   /** The retry wait is our own backoff after a throttle (the server told no wait). */
   private retryWaitIsBackoff = false;
   private previousWaitMs: number | null = null;
+  private throttledAttempts = 0;
   private claimSeq: number | null = null;
   private sentAtMs = 0;
   private timedOut = false;
@@ -466,7 +467,9 @@ export class RequestRun {
     const verdict = this.failureVerdict(error);
     this.lastVerdict = verdict;
     const nowMs = this.ctx.clock.nowMs();
-    const planned = plan(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs, method: this.req.method }, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
+    if (verdict.throttled) this.throttledAttempts += 1;
+    const history = { attempts: this.attempts.length + 1, throttledAttempts: this.throttledAttempts, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs, method: this.req.method };
+    const planned = plan(verdict, history, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
     const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });
     const decision = applyWriteSafety(planned, safety);
     const unsafe = decision !== planned;

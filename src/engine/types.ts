@@ -169,6 +169,8 @@ export interface AttemptHistory {
   previousWaitMs?: number | null;
   /** The request's method, upper case: a read that got no answer backs off as from a transient error (see plan.ts). */
   method?: string;
+  /** Throttled attempts so far, the one that produced the verdict included: a throttle's backoff grows with these, not with the faults before them. Absent: every attempt counts. */
+  throttledAttempts?: number;
 }
 
 export interface PlanOptions {

@@ -186,6 +186,32 @@ describe("fallback backoff when the server says nothing", () => {
     expect(dropped).toMatchObject({ decision: "retry", waitMs: 1000 });
   });
 
+  it("retries a fault once at once, then backs off: a 5xx naming no wait and a read that got no answer; a throttle and a dropped write wait from the first retry", () => {
+    const options = { nowMs: NOW_MS, random: () => 0.5 };
+    const first = (method: string) => ({ attempts: 1, firstAttemptAtMs: NOW_MS, method });
+    const noAnswer = { ...verdictFor(503), status: 0 };
+    const at503 = plan(verdictFor(503), first("GET"), DEFAULT_POLICY, options);
+    expect(at503).toMatchObject({ decision: "retry", waitMs: 0 });
+    expect(at503.reason).toContain("at once");
+    expect(plan(verdictFor(502), first("POST"), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
+    expect(plan(noAnswer, first("GET"), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
+    // Equal jitter (the default) at a draw of 0.5: three quarters of the first ceiling, the 500 ms base.
+    expect(plan(noAnswer, first("POST"), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    expect(plan(verdictFor(429), first("GET"), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    // The second retry backs off from a fifth of the base, doubled: three quarters of 200 ms.
+    expect(plan(verdictFor(503), { attempts: 2, firstAttemptAtMs: NOW_MS, method: "GET" }, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 150 });
+  });
+
+  it("grows a throttle's backoff with the request's throttles, not with the faults before them", () => {
+    const options = { nowMs: NOW_MS, random: () => 0.5 };
+    // A 503 retried at once, then throttled: the request's first throttle waits from the first ceiling (the base).
+    const afterFault = { attempts: 2, throttledAttempts: 1, firstAttemptAtMs: NOW_MS, method: "GET" };
+    expect(plan(verdictFor(429), afterFault, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    // Its second throttle from twice the base; without the count, every attempt counts, as before.
+    expect(plan(verdictFor(429), { ...afterFault, attempts: 3, throttledAttempts: 2 }, DEFAULT_POLICY, options)).toMatchObject({ waitMs: 750 });
+    expect(plan(verdictFor(429), { attempts: 2, firstAttemptAtMs: NOW_MS }, DEFAULT_POLICY, options)).toMatchObject({ waitMs: 750 });
+  });
+
   it("backs off a dropped write from the base and a dropped read from a fifth of it", () => {
     const options = { nowMs: NOW_MS, random: () => 0 };
     const noAnswer = { ...verdictFor(503), status: 0 };
