@@ -528,6 +528,8 @@ export class RequestRun {
       limit: budget.limit,
       resetAtMs: resetAtMs !== null && Number.isFinite(resetAtMs) ? resetAtMs : null,
       windowMs: this.shownWindowMs(budget, verdict.throttled),
+      // Not told as the window where the resets teach it (shownWindowMs), but its length all the same.
+      policyWindowMs: budget.windowMs ?? null,
       restorePerSecond: budget.restorePerSecond ?? null,
       restoreEstimated: budget.restoreEstimated === true,
       unitsPerRequest: budget.requestUnits ?? null,

@@ -338,6 +338,32 @@ describe("the window's length an answer shows beside its reset (IETF RateLimit-P
   });
 });
 
+describe("the window's length a policy names beside a reset successes show", () => {
+  it("holds the learned sliding log's length, where the resets alone are rounded up (t=3 against w=2)", async () => {
+    const clock = virtualClock();
+    const store = createMemoryStore({ clock });
+    let left = 2;
+    const client = createThrottleClient({
+      clock,
+      store,
+      adapter: async (config) => {
+        left -= 1;
+        return {
+          status: 200,
+          statusText: "",
+          headers: { date: new Date(clock.nowMs()).toUTCString(), "ratelimit-policy": '"default";q=2;w=2', ratelimit: `"default";r=${left};t=3` },
+          data: {},
+          config,
+          request: {},
+        };
+      },
+    });
+    for (let i = 0; i < 2; i++) expect((await client.request({ method: "GET", url: "https://api.example.test/items" })).outcome).toBe("success");
+    const states = [...store.snapshot().values()];
+    expect(states[0]).toMatchObject({ refill: "window", windowMs: 2000, windowSource: "inferred" });
+  });
+});
+
 describe("Shopify GraphQL cost throttles", () => {
   it("a 200 THROTTLED is retried after its computed cost wait ((requested - available) / restoreRate)", async () => {
     const throttled = {

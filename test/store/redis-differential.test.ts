@@ -46,6 +46,8 @@ interface ObservedBudgetDraft {
   limit: number | null;
   resetInMs: number | null;
   windowMs: number | null;
+  /** The IETF policy's w= beside a reset (observe.ts holdPolicyWindow). */
+  policyWindowMs?: number | null;
   restorePerSecond: number | null;
   restoreEstimated?: boolean;
   unitsPerRequest: number | null;
@@ -89,6 +91,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
           limit: fc.oneof(fc.constant(null), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 120 }), fc.double({ min: 0.5, max: 500, noNaN: true })),
           resetInMs: fc.oneof(fc.constant(null), fc.integer({ min: -2000, max: 65_000 })),
           windowMs: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 200, max: 60_000 }), fc.double({ min: 1, max: 10_000, noNaN: true })),
+          policyWindowMs: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 60 }).map((seconds) => seconds * 1000)),
           restorePerSecond: fc.oneof(fc.constant(null), fc.constant(null), fc.constant(null), fc.double({ min: 0.1, max: 100, noNaN: true })),
           restoreEstimated: fc.boolean(),
           unitsPerRequest: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 10 })),
@@ -265,6 +268,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
       limit: draft.limit === null ? null : server.limit,
       resetAtMs: draft.resetInMs === null ? null : count.resetAtMs,
       windowMs: draft.windowMs === null ? null : server.windowMs,
+      policyWindowMs: draft.policyWindowMs === null || draft.policyWindowMs === undefined ? null : server.windowMs,
       restorePerSecond: null,
       unitsPerRequest: draft.unitsPerRequest,
       concurrent: draft.concurrent === true,
@@ -277,6 +281,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
     limit: draft.limit,
     resetAtMs: draft.resetInMs === null ? null : nowMs + draft.resetInMs,
     windowMs: draft.windowMs,
+    policyWindowMs: draft.policyWindowMs ?? null,
     restorePerSecond: draft.restorePerSecond,
     restoreEstimated: draft.restoreEstimated === true,
     unitsPerRequest: draft.unitsPerRequest,
@@ -1545,6 +1550,24 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(both.memory.snapshot().get("api|trimmed")).toMatchObject({ windowMs: 1010, refill: "window" });
       expect(both.memory.snapshot().get("api|reset-rules-out")).toMatchObject({ windowMs: 1050 });
       expect(both.memory.snapshot().get("api|d-out")).toMatchObject({ windowMs: 1050 });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees that a window length the policy names (IETF w=) is a sliding log's length: not the rounded-up reset's, and not trimmed below it", async () => {
+    const both = new SideBySide(raw, server.url, "policy-w:", T0);
+    try {
+      const two = (left: number, resetAfterT0Ms: number): ObservedBudget => shown({ remaining: left, limit: 2, resetAtMs: T0 + resetAfterT0Ms, policyWindowMs: 2000 });
+      const rounded = "api|rounded-up";
+      await both.sendAndAnswer(rounded, T0, two(1, 2600), 600);
+      await both.sendAndAnswer(rounded, T0 + 600, two(0, 2650), 50);
+      const fixed = "api|fixed-reset";
+      await both.sendAndAnswer(fixed, T0 + 1500, two(1, 2000), 50);
+      await both.sendAndAnswer(fixed, T0 + 1550, two(0, 2000), 50);
+      await both.sendAndAnswer(fixed, T0 + 1600, two(1, 4000), 50);
+      expect(both.memory.snapshot().get(rounded)).toMatchObject({ windowMs: 2000, refill: "window" });
+      expect(both.memory.snapshot().get(fixed)).toMatchObject({ windowMs: 2000 });
     } finally {
       await both.close();
     }

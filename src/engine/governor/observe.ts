@@ -36,6 +36,7 @@ function checked(observation: Observation, state: GovernorState): Observation {
           limit: figureOrNull(budget.limit),
           resetAtMs: budget.resetAtMs,
           windowMs: figureOrNull(budget.windowMs),
+          policyWindowMs: figureOrNull(budget.policyWindowMs ?? null),
           restorePerSecond: figureOrNull(budget.restorePerSecond),
           restoreEstimated: budget.restoreEstimated === true,
           unitsPerRequest: figureOrNull(budget.unitsPerRequest),
@@ -78,6 +79,20 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
     state.windowMs = Math.max(1, Math.round(budget.windowMs));
     state.windowSource = "shown";
   }
+}
+
+/**
+ * A sliding log's length where the policy names it: a unit leaves a window of w at most w after
+ * it was counted, sliding or fixed, so the length learned from whole-second resets is neither
+ * longer (a reset rounded up: 2.6 s learned for a window of 2 s, each window's first units a
+ * round trip late, 1.18 x ideal) nor shorter (units of a fixed window gone at its reset read as
+ * a sliding window of less than w: a start before the server's reset, four throttled). The
+ * window's kind is still learned from the resets (see run.ts shownWindowMs on why the length is
+ * not told as the window).
+ */
+function holdPolicyWindow(state: GovernorState, policyWindowMs: number | null): void {
+  if (policyWindowMs === null || state.refill !== "window" || state.windowSource === "shown" || state.windowMs === null) return;
+  state.windowMs = policyWindowMs;
 }
 
 /** How far from a whole number of seconds a distance between two resets is still read as one: the Date's drift. */
@@ -960,6 +975,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     applyShape(state, observation.budget);
     learnBucketFromAdmitted(state, observation, observation.budget.remaining);
     applyAnchor(state, observation, observation.budget, options.leaseMs);
+    holdPolicyWindow(state, observation.budget.policyWindowMs ?? null);
   }
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.
   if (observation.counted === false) state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);

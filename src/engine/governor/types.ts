@@ -243,6 +243,12 @@ export interface ObservedBudget {
   limit: number | null;
   resetAtMs: number | null;
   windowMs: number | null;
+  /**
+   * The window length a policy names beside a reset that teaches the window's kind (the IETF
+   * policy's w=, https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/): it
+   * holds the length of a window learned as a sliding log, not its kind (windowMs tells both).
+   */
+  policyWindowMs?: number | null;
   restorePerSecond: number | null;
   /** restorePerSecond is a documented estimate, not sent by the API (Shopify REST): the count may prove it too slow. */
   restoreEstimated?: boolean;

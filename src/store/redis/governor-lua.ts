@@ -970,6 +970,7 @@ local function checked(o, state)
       limit = figureOrNull(budget.limit),
       resetAtMs = budget.resetAtMs,
       windowMs = figureOrNull(budget.windowMs),
+      policyWindowMs = figureOrNull(budget.policyWindowMs),
       restorePerSecond = figureOrNull(budget.restorePerSecond),
       restoreEstimated = budget.restoreEstimated == true,
       unitsPerRequest = figureOrNull(budget.unitsPerRequest),
@@ -1940,6 +1941,12 @@ local function windowTrialAnswered(state, observation)
   return false
 end
 
+-- observe.ts holdPolicyWindow: a sliding log's length is the policy's w= where it names one.
+local function holdPolicyWindow(state, policyWindowMs)
+  if policyWindowMs == nil or state.refill ~= "window" or state.windowSource == "shown" or state.windowMs == nil then return end
+  state.windowMs = policyWindowMs
+end
+
 local function observeInPlace(state, given, options)
   local observation = checked(given, state)
   local nowMs = observation.nowMs
@@ -1981,6 +1988,7 @@ local function observeInPlace(state, given, options)
     applyShape(state, observation.budget)
     learnBucketFromAdmitted(state, observation, observation.budget.remaining)
     applyAnchor(state, observation, observation.budget, options.leaseMs)
+    holdPolicyWindow(state, observation.budget.policyWindowMs)
   end
   if observation.counted == false then state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end) end
   if observation.kind == "throttled" then
