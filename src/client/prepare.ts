@@ -56,7 +56,7 @@ export interface PreparedRequest {
   attemptTimeoutMs: number;
   startedAtMs: number;
   deadlineMs: number;
-  /** No attempt starts after this (the request's latestStartMs, never past the deadline). */
+  /** No attempt starts after this (the request's latestStartMs, never later than its own timeout before the deadline). */
   latestStartMs: number;
 }
 
@@ -186,6 +186,17 @@ function checkTimeout(value: number | undefined): void {
   }
 }
 
+/**
+ * The latest an attempt may start: its whole timeout before the deadline, so that no attempt is cut
+ * short by the time the request has left. A start granted at the deadline itself (a scope whose
+ * slots ran out the 5 minutes: a sliding 8 per minute, 50 writers) went out with a timeout of a few
+ * ms, timed out, and the request gave up where it should have been deferred with its not_before.
+ * The first attempt may always start.
+ */
+function latestStartBefore(deadlineMs: number, startedAtMs: number, attemptTimeoutMs: number): number {
+  return Math.max(startedAtMs, deadlineMs - attemptTimeoutMs);
+}
+
 function checkLatestStart(value: number | undefined): void {
   if (value !== undefined && !Number.isFinite(value)) throw new ThrottleInputError(`Invalid latestStartMs: ${String(value)}. Use an epoch-ms time, or leave it out.`);
 }
@@ -231,6 +242,7 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
   const requestParts = facts.scopesRequests ? requestScopeFor({ provider: ctx.options.provider, request: { method } }, urlParts) : NO_PARTS;
   const startedAtMs = ctx.clock.nowMs();
   const deadlineMs = Math.min(startedAtMs + ctx.policy.maxTotalMs, ctx.policy.deadlineMs ?? Number.POSITIVE_INFINITY);
+  const attemptTimeoutMs = req.timeoutMs ?? ctx.policy.attemptTimeoutMs;
   // A plain literal with no getter: V8 builds a literal with an accessor in its slow (dictionary)
   // mode, and every later read of a field is then a slow lookup (about 2 % of a loopback request in
   // npm run bench:client). The log path is made when needed (logPath).
@@ -252,10 +264,10 @@ export function prepareRequest(ctx: ClientContext, req: ThrottleRequest): Prepar
     urlParts,
     redactor,
     sensitiveHeaderNames: Object.keys(headers).filter((name) => isSensitiveHeaderName(name) || redactor.text(headers[name]!) !== headers[name]),
-    attemptTimeoutMs: req.timeoutMs ?? ctx.policy.attemptTimeoutMs,
+    attemptTimeoutMs,
     startedAtMs,
     deadlineMs,
-    latestStartMs: Math.min(deadlineMs, req.latestStartMs ?? Number.POSITIVE_INFINITY),
+    latestStartMs: Math.min(latestStartBefore(deadlineMs, startedAtMs, attemptTimeoutMs), req.latestStartMs ?? Number.POSITIVE_INFINITY),
   };
   const known = facts.baseScope;
   return known !== undefined ? withBaseScope(prepared, known) : baseScope(ctx, url).then((base) => withBaseScope(prepared, base));

@@ -364,6 +364,30 @@ describe("the window's length a policy names beside a reset successes show", () 
   });
 });
 
+describe("an attempt near the request's deadline", () => {
+  it("does not start with less than its own timeout left: the request is deferred with its not_before, not given up", async () => {
+    const clock = virtualClock();
+    let calls = 0;
+    const client = createThrottleClient({
+      clock,
+      random: () => 0,
+      onLongWait: "defer",
+      policy: { maxTotalMs: 10_000, attemptTimeoutMs: 5000 },
+      adapter: async (config) => {
+        calls += 1;
+        if (calls === 1) return { status: 429, statusText: "", headers: { "retry-after": "9" }, data: {}, config, request: {} };
+        // Slower than the time the deadline would have left the attempt (1 s): it would have been cut.
+        await new Promise((resolve) => setTimeout(resolve, 1200));
+        return { status: 200, statusText: "", headers: {}, data: {}, config, request: {} };
+      },
+    });
+    const result = await client.request({ method: "GET", url: "https://api.example.test/items" });
+    expect(result.outcome).toBe("deferred");
+    expect(result.notBefore).toBeDefined();
+    expect(calls).toBe(1);
+  });
+});
+
 describe("Shopify GraphQL cost throttles", () => {
   it("a 200 THROTTLED is retried after its computed cost wait ((requested - available) / restoreRate)", async () => {
     const throttled = {
