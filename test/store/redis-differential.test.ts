@@ -1555,6 +1555,27 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a replayed success after a silent lesson teaches nothing: a throttle after it keeps the lesson's window, not a bucket of one unit per the time since", async () => {
+    const both = new SideBySide(raw, server.url, "replayed:", T0);
+    const scope = "api|replayed";
+    try {
+      const ok = (seq: number, sentAtMs: number) => answer(seq, sentAtMs, "ok", null);
+      await both.sendAnswered(scope, 50, ok);
+      const b = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      const c = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      const d = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 50;
+      await both.observe(scope, ok(seqOf(b), both.nowMs - 50));
+      await both.observe(scope, ok(seqOf(c), both.nowMs - 50));
+      await both.observe(scope, answer(seqOf(d), both.nowMs - 50, "throttled", null));
+      await both.sendAnswered(scope, 50, (seq, sentAtMs) => ({ ...ok(seq, sentAtMs), counted: false }));
+      await both.sendAnswered(scope, 50, (seq, sentAtMs) => answer(seq, sentAtMs, "throttled", null));
+      expect(both.memory.snapshot().get(scope)?.refill).toBe("window");
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a window length the policy names (IETF w=) is a sliding log's length: not the rounded-up reset's, and not trimmed below it", async () => {
     const both = new SideBySide(raw, server.url, "policy-w:", T0);
     try {

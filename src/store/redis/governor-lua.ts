@@ -1886,6 +1886,8 @@ local SLOW_START_INITIAL_IN_FLIGHT = 4
 local function applyOk(state, observation, units, inFlightBefore, options)
   state.throttleStreak = 0
   state.breakerOpen = false
+  -- observe.ts applyOk: a replayed answer was not admitted and teaches nothing of the budget.
+  if observation.counted == false then return end
   if state.concurrency == "silent" then return growSilentCap(state, units, inFlightBefore) end
   if state.inFlightCapGrows and state.inFlightCap ~= nil then
     state.inFlightCap = math.min(MAX_IN_FLIGHT, state.inFlightCap + 1)
