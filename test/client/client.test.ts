@@ -14,6 +14,11 @@ afterEach(async () => {
 const ok = { status: 200, body: { ok: true } };
 const tooMany = (seconds: number) => ({ status: 429, headers: { "retry-after": String(seconds) }, body: { error: "slow down" } });
 
+/** An adapter's answer: the status and headers given, an empty JSON body. */
+function adapterAnswer(config: InternalAxiosRequestConfig, status: number, headers: Record<string, string>) {
+  return { status, statusText: "", headers, data: {}, config, request: {} };
+}
+
 describe("createThrottleClient against a loopback server", () => {
   it("a spent GitHub search budget holds back search calls, not core calls", async () => {
     const resetEpochS = Math.ceil(Date.now() / 1000) + 3600;
@@ -276,14 +281,8 @@ describe("createThrottleClient against a loopback server", () => {
 });
 
 describe("the dialect each answer is read by", () => {
-  const budgetAnswer = (config: InternalAxiosRequestConfig) => ({
-    status: 200,
-    statusText: "",
-    headers: { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4999", "x-ratelimit-reset": "1800000000", "x-ratelimit-resource": "core" },
-    data: {},
-    config,
-    request: {},
-  });
+  const budgetAnswer = (config: InternalAxiosRequestConfig) =>
+    adapterAnswer(config, 200, { "x-ratelimit-limit": "5000", "x-ratelimit-remaining": "4999", "x-ratelimit-reset": "1800000000", "x-ratelimit-resource": "core" });
 
   it("is the one the host names, found once per host; a provider no dialect has is read generically and every verdict says so", async () => {
     const byHost = createThrottleClient({ clock: virtualClock(), adapter: async (config) => budgetAnswer(config) });
@@ -302,18 +301,12 @@ describe("the dialect each answer is read by", () => {
 });
 
 describe("the window's length an answer shows beside its reset (IETF RateLimit-Policy w=)", () => {
-  const ietf = (config: InternalAxiosRequestConfig, status: number, withFields: boolean, nowMs: number) => ({
-    status,
-    statusText: "",
-    headers: {
+  const ietf = (config: InternalAxiosRequestConfig, status: number, withFields: boolean, nowMs: number) =>
+    adapterAnswer(config, status, {
       date: new Date(nowMs).toUTCString(),
       ...(status === 429 ? { "retry-after": "1" } : {}),
       ...(withFields ? { "ratelimit-policy": '"default";q=60;w=1', ratelimit: `"default";r=${status === 429 ? 0 : 30};t=1` } : {}),
-    },
-    data: {},
-    config,
-    request: {},
-  });
+    });
 
   it("is told to the governor where only throttles show the count, and not where successes show it with its reset", async () => {
     for (const successesShowFields of [false, true]) {
@@ -348,14 +341,7 @@ describe("the window's length a policy names beside a reset successes show", () 
       store,
       adapter: async (config) => {
         left -= 1;
-        return {
-          status: 200,
-          statusText: "",
-          headers: { date: new Date(clock.nowMs()).toUTCString(), "ratelimit-policy": '"default";q=2;w=2', ratelimit: `"default";r=${left};t=3` },
-          data: {},
-          config,
-          request: {},
-        };
+        return adapterAnswer(config, 200, { date: new Date(clock.nowMs()).toUTCString(), "ratelimit-policy": '"default";q=2;w=2', ratelimit: `"default";r=${left};t=3` });
       },
     });
     for (let i = 0; i < 2; i++) expect((await client.request({ method: "GET", url: "https://api.example.test/items" })).outcome).toBe("success");
@@ -375,10 +361,10 @@ describe("an attempt near the request's deadline", () => {
       policy: { maxTotalMs: 10_000, attemptTimeoutMs: 5000 },
       adapter: async (config) => {
         calls += 1;
-        if (calls === 1) return { status: 429, statusText: "", headers: { "retry-after": "9" }, data: {}, config, request: {} };
+        if (calls === 1) return adapterAnswer(config, 429, { "retry-after": "9" });
         // Slower than the time the deadline would have left the attempt (1 s): it would have been cut.
         await new Promise((resolve) => setTimeout(resolve, 1200));
-        return { status: 200, statusText: "", headers: {}, data: {}, config, request: {} };
+        return adapterAnswer(config, 200, {});
       },
     });
     const result = await client.request({ method: "GET", url: "https://api.example.test/items" });
