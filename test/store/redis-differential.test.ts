@@ -1213,6 +1213,46 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(states.map((state) => state?.refill)).toEqual(["fixed", "window"]);
   });
 
+  it("agrees that a fixed window read from one reset grants its next window only once the answers due to its burst are in", async () => {
+    const both = new SideBySide(raw, server.url, "fixed-kind:", T0);
+    const scope = "api|fixed-kind";
+    const limit = 20;
+    const go = async (): Promise<Extract<ClaimResult, { kind: "go" }>> => {
+      const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      if (result.kind !== "go") expect.fail(`expected go at ${both.nowMs - T0} ms, got ${JSON.stringify(result)}`);
+      return result;
+    };
+    const answerAt = async (granted: { seq: number; atMs: number }, atMs: number, remaining: number, resetOffsetMs: number): Promise<void> => {
+      both.nowMs = T0 + atMs;
+      await both.observe(scope, answer(granted.seq, granted.atMs, "ok", shown({ remaining, limit, resetAtMs: T0 + resetOffsetMs })));
+    };
+    const whys: string[] = [];
+    let learned: GovernorState | undefined;
+    try {
+      await answerAt(await go(), 100, limit - 1, 1100);
+      both.nowMs = T0 + 100;
+      const first = [];
+      for (let i = 1; i < limit; i++) first.push(await go());
+      for (const [i, granted] of first.entries()) await answerAt(granted, 200, limit - 2 - i, 1100);
+      both.nowMs = T0 + 1100;
+      await answerAt(await go(), 1200, limit - 1, 2200);
+      both.nowMs = T0 + 1200;
+      const burst = [];
+      for (let i = 1; i < limit; i++) burst.push(await go());
+      const held = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${held.kind}: ${held.why.split(":")[0]}`);
+      // A bucket's time to full, in whole seconds, moves on as its count runs down.
+      for (const [i, granted] of burst.entries()) await answerAt(granted, 1300, limit - 2 - i, 1300 + Math.ceil((i + 2) / 10) * 1000);
+      learned = structuredClone(both.memory.snapshot().get(scope));
+      const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      whys.push(`${next.kind}: ${next.why.split(":")[0]}`);
+    } finally {
+      await both.close();
+    }
+    expect(whys[0]).toBe("wait: fixed window");
+    expect(learned?.refill).toBe("bucket");
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.
@@ -1519,8 +1559,14 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", windowMs: 1000 });
       const kinds: string[] = [];
       for (let i = 0; i < 30; i++) kinds.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
-      expect(kinds.filter((kind) => kind === "go")).toHaveLength(19);
-      expect(kinds.slice(19).every((kind) => kind === "wait")).toBe(true);
+      // The nine left go; the next window waits for their answers, due within two round trips.
+      expect(kinds.filter((kind) => kind === "go")).toHaveLength(9);
+      expect(kinds.slice(9).every((kind) => kind === "wait")).toBe(true);
+      both.nowMs += 50;
+      const later: string[] = [];
+      for (let i = 0; i < 21; i++) later.push((await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).kind);
+      expect(later.filter((kind) => kind === "go")).toHaveLength(10);
+      expect(later.slice(10).every((kind) => kind === "wait")).toBe(true);
       // Joined 170 ms before the reset, the next window's first answer 7 ms after it: a bound under a second is no sliding window.
       const late = "api|joined-170-ms-before";
       both.nowMs = T0 + 10_830;
@@ -1869,6 +1915,8 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       both.nowMs = T0 + 1020;
       await both.observe("api|ahead", answer(seqOf(after), T0 + 1000, "ok", ten(9, T0 + 2000)));
       for (let i = 0; i < 9; i++) await go("api|ahead");
+      // Asked once the nine's answers are overdue (before, the next window waits for them).
+      both.nowMs = T0 + 1070;
       expect(await go("api|ahead")).toMatchObject({ atMs: T0 + 2000, revisable: true });
     } finally {
       await both.close();

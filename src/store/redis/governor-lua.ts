@@ -546,6 +546,22 @@ local function answersMayFree(state, anchor, fromMs, units)
   return answering > 0 and afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + math.min(answering, anchor.lateUnits)) >= units
 end
 
+-- model.ts answersMayTellKind: the next fixed window waits for answers due to claims sent since the reading.
+local function answersMayTellKind(state, anchor, fromMs)
+  if state.refill ~= "fixed" then return false end
+  local sinceMs = fromMs - 2 * roundTripMs(state)
+  for i = #state.slots, 1, -1 do
+    local slot = state.slots[i]
+    if slot[1] <= sinceMs then break end
+    if slot[1] <= fromMs and slot[2] > anchor.seq then
+      for _, f in ipairs(state.inFlight) do
+        if f[1] == slot[2] then return true end
+      end
+    end
+  end
+  return false
+end
+
 -- model.ts windowTrialAtMs: a window learned from throttles alone, tried at the middle of its bounds.
 local WINDOW_TRIAL_WHY = "a window learned from throttles alone may be shorter: one request tries the next window early, the others wait for its answer"
 local WINDOW_TRIAL_MIN_GAIN_RTTS = 2
@@ -591,6 +607,9 @@ local function earliestStart(state, fromMs, units, draw)
     local nextStart = afterReset(state, reading, resetAtMs, units)
     if nextStart.atMs - fromMs > 2 * roundTripMs(state) and answersMayFree(state, reading, fromMs, units) then
       return { answersDue = true, atMs = nextStart.atMs, why = "answers still out may show units free before the reset: asking again when they are in" }
+    end
+    if nextStart.atMs - fromMs > 2 * roundTripMs(state) and answersMayTellKind(state, reading, fromMs) then
+      return { answersDue = true, atMs = nextStart.atMs, why = "fixed window: answers still out may show it is none, before its next window is granted" }
     end
     return nextStart
   end

@@ -483,12 +483,16 @@ describe("a shown budget is never overrun", () => {
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: 1000 });
     // The window's kind told (else its last unit waits for an answer: "a fixed window not yet told...").
     scope.state.concurrency = "ruled-out";
-    const results = Array.from({ length: 50 }, () => scope.claim(T0 + 1020));
+    const now = Array.from({ length: 50 }, () => scope.claim(T0 + 1020));
+    // 9 left in this window; the next one waits for their answers, due within two round trips (model.ts answersMayTellKind).
+    expect(now.filter((r) => r.kind === "go")).toHaveLength(9);
+    expect(now.slice(9).every((r) => r.kind === "wait")).toBe(true);
+    // Asked again once those answers are overdue: 10 in the next window (its start is within a window of now); the rest wait.
+    const results = Array.from({ length: 41 }, () => scope.claim(T0 + 1070));
     const going = results.filter((r) => r.kind === "go");
-    // 9 left in this window, 10 in the next (its start is within a window of now); the rest wait.
-    expect(going).toHaveLength(19);
-    expect(going.every((r) => r.atMs <= T0 + 2000)).toBe(true);
-    expect(results.slice(19).every((r) => r.kind === "wait" && r.untilMs === T0 + 2000)).toBe(true);
+    expect(going).toHaveLength(10);
+    expect(going.every((r) => r.atMs === T0 + 2000)).toBe(true);
+    expect(results.slice(10).every((r) => r.kind === "wait" && r.untilMs === T0 + 2000)).toBe(true);
   });
 
   // 10 per 1 s fixed windows ending on whole seconds. Joined 470 ms before a reset: a first bound of
