@@ -468,7 +468,14 @@ export class RequestRun {
     this.lastVerdict = verdict;
     const nowMs = this.ctx.clock.nowMs();
     if (verdict.throttled) this.throttledAttempts += 1;
-    const history = { attempts: this.attempts.length + 1, throttledAttempts: this.throttledAttempts, firstAttemptAtMs: this.req.startedAtMs, previousWaitMs: this.previousWaitMs, method: this.req.method };
+    const history = {
+      attempts: this.attempts.length + 1,
+      throttledAttempts: this.throttledAttempts,
+      firstAttemptAtMs: this.req.startedAtMs,
+      previousWaitMs: this.previousWaitMs,
+      method: this.req.method,
+      othersUnseen: this.ctx.store.kind === "cross-flow",
+    };
     const planned = plan(verdict, history, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
     const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });
     const decision = applyWriteSafety(planned, safety);

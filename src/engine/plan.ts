@@ -128,6 +128,24 @@ export function plan(verdict: Verdict, history: AttemptHistory, policy: RetryPol
   return planBackoff(verdict, history, policy, { nowMs, random: options.random }, remainingMs);
 }
 
+/**
+ * The jitter on top of a server's wait: a tenth of it (at most serverWaitJitterMaxMs). Where the
+ * scope's state does not show concurrent executions (history.othersUnseen: cross-flow state, loaded
+ * when each execution started), a request throttled again after waiting out the server's wait met
+ * others that waited for the same instant, and they all come back together again a tenth of a wait
+ * later: from its second throttle on the spread grows as a backoff does, from the base, doubling per
+ * throttle, up to the cap ("Exponential Backoff And Jitter",
+ * https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/). Where the state is
+ * shared (one process, Redis), the governor already spaces them, and a wider spread only delays.
+ */
+function serverWaitSpreadMs(history: AttemptHistory, policy: RetryPolicy, serverWaitMs: number): number {
+  const firstSpreadMs = Math.min(policy.serverWaitJitterMaxMs, serverWaitMs * policy.serverWaitJitterRatio);
+  const throttles = history.throttledAttempts;
+  if (history.othersUnseen !== true || typeof throttles !== "number" || !(throttles >= 2)) return firstSpreadMs;
+  const backoffSpreadMs = Math.min(policy.backoffCapMs, policy.backoffBaseMs * 2 ** Math.min(30, Math.floor(throttles) - 1));
+  return Math.max(firstSpreadMs, backoffSpreadMs);
+}
+
 function planServerWait(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, serverWaitMs: number, remainingMs: number): Decision {
   const at = (waitMs: number): string => isoAt(options.nowMs + waitMs);
   if (serverWaitMs > policy.maxInlineWaitMs || serverWaitMs > remainingMs) {
@@ -139,7 +157,7 @@ function planServerWait(verdict: Verdict, history: AttemptHistory, policy: Retry
       reason: `The server asks for ${seconds(serverWaitMs)}, more than ${limit}; resume at ${at(serverWaitMs)}. ${verdict.reason}`,
     };
   }
-  const spreadMs = policy.jitter === "none" ? 0 : Math.min(policy.serverWaitJitterMaxMs, serverWaitMs * policy.serverWaitJitterRatio);
+  const spreadMs = policy.jitter === "none" ? 0 : serverWaitSpreadMs(history, policy, serverWaitMs);
   let waitMs = serverWaitMs + Math.round(draw(options.random) * spreadMs);
   // Jitter never pushes a wait that fits past a limit: the floor alone is taken then.
   if (waitMs > policy.maxInlineWaitMs || waitMs > remainingMs) waitMs = serverWaitMs;

@@ -171,6 +171,12 @@ export interface AttemptHistory {
   method?: string;
   /** Throttled attempts so far, the one that produced the verdict included: a throttle's backoff grows with these, not with the faults before them. Absent: every attempt counts. */
   throttledAttempts?: number;
+  /**
+   * The scope's state does not show what concurrent executions claim (cross-flow state, loaded when
+   * the execution started): a request throttled again after the server's wait met others that waited
+   * for the same instant, and its jitter grows (plan.ts serverWaitSpreadMs). Absent: false.
+   */
+  othersUnseen?: boolean;
 }
 
 export interface PlanOptions {

@@ -2,7 +2,7 @@ import type { InternalAxiosRequestConfig } from "axios";
 import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
 import type { ClaimResult } from "../../src/engine/governor";
-import { createMemoryStore } from "../../src/store";
+import { createCrossFlowStore, createMemoryStore } from "../../src/store";
 import { heldClock, recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
@@ -85,6 +85,23 @@ describe("createThrottleClient against a loopback server", () => {
     expect(second.attempts).toHaveLength(0);
     expect(second.status).toBeNull();
     expect(server.calls).toHaveLength(1);
+  });
+
+  it.each([
+    { store: "cross-flow", secondWaitAtMostMs: 1000 + 999 },
+    { store: "memory", secondWaitAtMostMs: 1000 + 100 },
+  ])("a request throttled twice after Retry-After: 1 comes back at most $secondWaitAtMostMs ms later with a $store store (others unseen: the jitter grows as a backoff)", async ({ store, secondWaitAtMostMs }) => {
+    server = await startServer([tooMany(1), tooMany(1), ok]);
+    const clock = virtualClock();
+    const client = createThrottleClient({
+      baseUrl: server.url,
+      clock,
+      random: () => 0.999,
+      store: store === "cross-flow" ? createCrossFlowStore(undefined, { clock }) : createMemoryStore({ clock }),
+    });
+    const result = await client.request({ method: "GET", url: "/items" });
+    expect(result.outcome).toBe("success");
+    expect(result.attempts.map((attempt) => attempt.waitMs)).toEqual([1100, secondWaitAtMostMs, 0]);
   });
 
   it("fail mode throws ThrottleDeferredError carrying notBefore, the wait and the scope", async () => {

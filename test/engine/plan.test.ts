@@ -57,6 +57,24 @@ describe("plan: the server's wait is a floor", () => {
     expect(fixed).toMatchObject({ decision: "retry", waitMs: 1000 });
   });
 
+  it.each([
+    { throttledAttempts: undefined, spreadMs: 40 },
+    { throttledAttempts: 1, spreadMs: 40 },
+    { throttledAttempts: 2, spreadMs: 1000 },
+    { throttledAttempts: 3, spreadMs: 2000 },
+    { throttledAttempts: 4, spreadMs: 4000 },
+  ])("spreads a request throttled again after the server's wait as a backoff does where others are unseen: throttled $throttledAttempts time(s), up to $spreadMs ms on top", ({ throttledAttempts, spreadMs }) => {
+    const history = { attempts: throttledAttempts ?? 1, firstAttemptAtMs: NOW_MS, othersUnseen: true, ...(throttledAttempts === undefined ? {} : { throttledAttempts }) };
+    const waitAt = (draw: number, seen = false): number => {
+      const decision = plan(withWait({ minWaitMs: 400, waitSource: "retry-after" }), { ...history, othersUnseen: !seen }, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => draw });
+      return decision.decision === "retry" ? decision.waitMs : -1;
+    };
+    expect(waitAt(0)).toBe(400);
+    expect(waitAt(0.999999)).toBe(400 + spreadMs);
+    // Where the scope's state shows every execution's claims, the governor spaces them: a tenth of the wait.
+    expect(waitAt(0.999999, true)).toBe(440);
+  });
+
   it("adds no jitter with jitter kind none", () => {
     const decision = plan(withWait({ minWaitMs: 5000, waitSource: "retry-after" }), first, { ...DEFAULT_POLICY, jitter: "none" }, { nowMs: NOW_MS, random: () => 0.9 });
     expect(decision).toMatchObject({ decision: "retry", waitMs: 5000 });
