@@ -65,6 +65,8 @@ export interface TakeResult {
 
 export interface GovernorStore {
   readonly kind: StoreKind;
+  /** The backing that answers now, where it can change from `kind` (a shared store fallen back to cross-flow state). */
+  backing?(): StoreKind;
   claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim>;
   observe(scope: string, observation: Observation): Promise<void>;
   /**

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createThrottleClient, MAX_TIMER_MS, ThrottleDeferredError, ThrottleInputError, WriteOutcomeUnknownError } from "../../src/client";
 import type { ClaimResult } from "../../src/engine/governor";
 import { createCrossFlowStore, createMemoryStore } from "../../src/store";
+import { createStepStore } from "../../src/store/fallback";
 import { heldClock, recordingLogger, startServer, virtualClock, type TestServer } from "../helpers/server";
 
 let server: TestServer | undefined;
@@ -89,6 +90,7 @@ describe("createThrottleClient against a loopback server", () => {
 
   it.each([
     { store: "cross-flow", secondWaitAtMostMs: 1000 + 999 },
+    { store: "step (the component's default: cross-flow state, no Redis)", secondWaitAtMostMs: 1000 + 999 },
     { store: "memory", secondWaitAtMostMs: 1000 + 100 },
   ])("a request throttled twice after Retry-After: 1 comes back at most $secondWaitAtMostMs ms later with a $store store (others unseen: the jitter grows as a backoff)", async ({ store, secondWaitAtMostMs }) => {
     server = await startServer([tooMany(1), tooMany(1), ok]);
@@ -97,7 +99,12 @@ describe("createThrottleClient against a loopback server", () => {
       baseUrl: server.url,
       clock,
       random: () => 0.999,
-      store: store === "cross-flow" ? createCrossFlowStore(undefined, { clock }) : createMemoryStore({ clock }),
+      store:
+        store === "memory"
+          ? createMemoryStore({ clock })
+          : store === "cross-flow"
+            ? createCrossFlowStore(undefined, { clock })
+            : createStepStore(createCrossFlowStore(undefined, { clock }), { warn: () => undefined }),
     });
     const result = await client.request({ method: "GET", url: "/items" });
     expect(result.outcome).toBe("success");
