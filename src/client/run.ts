@@ -9,7 +9,7 @@
  *   afterSuccess    a final answer: classify, tell the governor
  */
 import axios, { isAxiosError, isCancel, type AxiosError, type AxiosRequestConfig, type AxiosResponse, type InternalAxiosRequestConfig } from "axios";
-import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, writeRetrySafety, type ClaimRequest, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Observation, type Verdict } from "../engine";
+import { applyWriteSafety, classify, dialectById, epochOfIso, observeServerDate, parseHttpDate, plan, serverClockOffsetMs, throttleTookAttempts, writeRetrySafety, type ClaimRequest, type ClaimResult, type Decision, type HeaderInput, type ObservedBudget, type Observation, type Verdict } from "../engine";
 import { abortError, cappedSleep, MAX_TIMER_MS } from "./clock";
 import type { ClientContext } from "./options";
 import { logPath, type PreparedRequest } from "./prepare";
@@ -494,7 +494,10 @@ export class RequestRun {
       return true;
     }
     if (decision.decision === "defer") this.final = { kind: "long_wait", notBeforeMs: nowMs + decision.waitMs, reason: decision.reason };
-    else if (decision.decision === "fail" && decision.notBefore !== null && verdict.throttled && !unsafe) this.final = { kind: "long_wait", notBeforeMs: Date.parse(decision.notBefore), reason: decision.reason };
+    else if (decision.decision === "fail" && decision.notBefore !== null && throttleTookAttempts(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, throttledAttempts: this.throttledAttempts }) && !unsafe) {
+      // The attempts went to a rate limit (plan.ts resumeAfterThrottle): deferred with the time to resume, not given up.
+      this.final = { kind: "long_wait", notBeforeMs: Date.parse(decision.notBefore), reason: decision.reason };
+    }
     else if (this.final === null) this.final = { kind: "gave_up", notBefore: decision.decision === "fail" ? decision.notBefore : null, reason: decision.reason };
     return false;
   }

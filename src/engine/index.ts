@@ -1,6 +1,6 @@
 /** The pure engine: interpretation (classify) and timing (plan). No I/O, no globals. */
 export { classify, pickDialect, requestScopeFor } from "./classify";
-export { plan, DEFAULT_POLICY } from "./plan";
+export { plan, DEFAULT_POLICY, throttleTookAttempts } from "./plan";
 export { backoffMs, exponentialCeilingMs } from "./backoff";
 export { budgetNotBefore } from "./budget";
 export { parseHttpDate } from "./http-date";

@@ -111,6 +111,18 @@ describe("createThrottleClient against a loopback server", () => {
     expect(result.attempts.map((attempt) => attempt.waitMs)).toEqual([1100, secondWaitAtMostMs, 0]);
   });
 
+  it("a write whose attempts went to 429s and whose last one met a 503 is deferred with a time to resume, not given up", async () => {
+    const bare429 = { status: 429, body: { error: "slow down" } };
+    server = await startServer([bare429, bare429, bare429, bare429, { status: 503, body: { error: "unavailable" } }]);
+    const clock = virtualClock();
+    const client = createThrottleClient({ baseUrl: server.url, clock, store: createMemoryStore({ clock }), onLongWait: "defer" });
+    const result = await client.request({ method: "POST", url: "/items", data: { name: "a" }, idempotencyKey: "job-1" });
+    expect(server.calls).toHaveLength(5);
+    expect(result.attempts.map((attempt) => attempt.status)).toEqual([429, 429, 429, 429, 503]);
+    expect(result.outcome).toBe("deferred");
+    expect(Date.parse(result.notBefore!)).toBeGreaterThan(clock.nowMs());
+  });
+
   it("fail mode throws ThrottleDeferredError carrying notBefore, the wait and the scope", async () => {
     server = await startServer([tooMany(3600)]);
     const client = createThrottleClient({ baseUrl: server.url, onLongWait: "fail" });

@@ -160,6 +160,16 @@ describe("plan: what is never retried, and hard caps", () => {
     expect(failed).toMatchObject({ decision: "fail", notBefore: null });
     expect(failed.reason).toMatch(/^Gave up after 5 attempt/);
   });
+
+  it("a 503 that ends attempts a rate limit took before it resumes as the throttle would; a 400 after them is given up", () => {
+    const history = { attempts: DEFAULT_POLICY.maxAttempts, firstAttemptAtMs: NOW_MS, throttledAttempts: DEFAULT_POLICY.maxAttempts - 1, method: "POST" };
+    const policy = { ...DEFAULT_POLICY, jitter: "none" as const };
+    const afterThrottles = plan(verdictFor(503), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
+    expect(afterThrottles).toMatchObject({ decision: "fail" });
+    expect(afterThrottles.decision === "fail" && afterThrottles.notBefore !== null && Date.parse(afterThrottles.notBefore) > NOW_MS).toBe(true);
+    expect(afterThrottles.reason).toMatch(/^No attempt left after 5 attempt\(s\)/);
+    expect(plan(verdictFor(400), history, policy, { nowMs: NOW_MS, random: () => 0.5 })).toMatchObject({ decision: "fail", notBefore: null });
+  });
 });
 
 describe("fallback backoff when the server says nothing", () => {
