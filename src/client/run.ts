@@ -494,7 +494,7 @@ export class RequestRun {
       return true;
     }
     if (decision.decision === "defer") this.final = { kind: "long_wait", notBeforeMs: nowMs + decision.waitMs, reason: decision.reason };
-    else if (decision.decision === "fail" && decision.notBefore !== null && throttleTookAttempts(verdict, { attempts: this.attempts.length + 1, firstAttemptAtMs: this.req.startedAtMs, throttledAttempts: this.throttledAttempts }) && !unsafe) {
+    else if (decision.decision === "fail" && decision.notBefore !== null && throttleTookAttempts(verdict, this.throttledAttempts) && !unsafe) {
       // The attempts went to a rate limit (plan.ts resumeAfterThrottle): deferred with the time to resume, not given up.
       this.final = { kind: "long_wait", notBeforeMs: Date.parse(decision.notBefore), reason: decision.reason };
     }

@@ -237,14 +237,13 @@ function backoffWaitMs(verdict: Verdict, history: AttemptHistory, policy: RetryP
  * the one failed job of 480 fresh scenarios), where a throttle there would have deferred it.
  */
 function resumeAfterThrottle(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions): string | null {
-  return throttleTookAttempts(verdict, history) ? isoAt(options.nowMs + backoffWaitMs(verdict, history, policy, options)) : null;
+  return throttleTookAttempts(verdict, history.throttledAttempts) ? isoAt(options.nowMs + backoffWaitMs(verdict, history, policy, options)) : null;
 }
 
-/** The request's attempts went to a rate limit: this one was throttled, or it is a transient fault after throttled ones. */
-export function throttleTookAttempts(verdict: Verdict, history: AttemptHistory): boolean {
+/** The request's attempts went to a rate limit: this one was throttled, or it is a transient fault after throttled ones (AttemptHistory.throttledAttempts). */
+export function throttleTookAttempts(verdict: Verdict, throttledAttempts: number | undefined): boolean {
   if (verdict.throttled) return true;
-  const throttles = history.throttledAttempts;
-  return verdict.retryable && typeof throttles === "number" && throttles >= 1;
+  return verdict.retryable && typeof throttledAttempts === "number" && throttledAttempts >= 1;
 }
 
 function planBackoff(verdict: Verdict, history: AttemptHistory, policy: RetryPolicy, options: PlanOptions, remainingMs: number): Decision {

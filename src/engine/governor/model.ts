@@ -143,6 +143,23 @@ export function roundTripMs(state: GovernorState): number {
 }
 
 /**
+ * Units of our claims sent within the last two round trips before fromMs and still out, whose
+ * answers are due: those granted before the reading's claim ("before": the reading may or may not
+ * count them) or after it ("after": the reading does not).
+ */
+function unitsAnswersDue(state: GovernorState, fromMs: number, anchorSeq: number, side: "before" | "after"): number {
+  const sinceMs = fromMs - 2 * roundTripMs(state);
+  let units = 0;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    const [atMs, seq, slotUnits] = state.slots[i]!;
+    if (atMs <= sinceMs) break;
+    if (atMs > fromMs || (side === "before" ? seq >= anchorSeq : seq <= anchorSeq)) continue;
+    if (state.inFlight.some(([s]) => s === seq)) units += slotUnits;
+  }
+  return units;
+}
+
+/**
  * Whether the units held back for claims sent within the last two round trips, whose answers are
  * due, would let this claim go now. Each such claim is held back as spent after the reading, but
  * where executions or processes share the state the server may have counted it before the reading
@@ -150,13 +167,7 @@ export function roundTripMs(state: GovernorState): number {
  * window instead would leave that unit unused (grants never move earlier), one per window's end.
  */
 function answersMayFree(state: GovernorState, anchor: Anchor, fromMs: number, units: number): boolean {
-  const sinceMs = fromMs - 2 * roundTripMs(state);
-  let answering = 0;
-  for (let i = state.slots.length - 1; i >= 0; i--) {
-    const [atMs, seq, slotUnits] = state.slots[i]!;
-    if (atMs <= sinceMs) break;
-    if (atMs <= fromMs && seq < anchor.seq && state.inFlight.some(([s]) => s === seq)) answering += slotUnits;
-  }
+  const answering = unitsAnswersDue(state, fromMs, anchor.seq, "before");
   return answering > 0 && afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + Math.min(answering, anchor.lateUnits)) >= units;
 }
 
@@ -172,14 +183,7 @@ function answersMayFree(state: GovernorState, anchor: Anchor, fromMs: number, un
  * again when those answers are in, a fixed window's next starts are the same.
  */
 function answersMayTellKind(state: GovernorState, anchor: Anchor, fromMs: number): boolean {
-  if (state.refill !== "fixed") return false;
-  const sinceMs = fromMs - 2 * roundTripMs(state);
-  for (let i = state.slots.length - 1; i >= 0; i--) {
-    const [atMs, seq] = state.slots[i]!;
-    if (atMs <= sinceMs) break;
-    if (atMs <= fromMs && seq > anchor.seq && state.inFlight.some(([s]) => s === seq)) return true;
-  }
-  return false;
+  return state.refill === "fixed" && unitsAnswersDue(state, fromMs, anchor.seq, "after") > 0;
 }
 
 /**

@@ -531,35 +531,32 @@ local function roundTripMs(state)
   return 100
 end
 
-local function answersMayFree(state, anchor, fromMs, units)
+-- model.ts unitsAnswersDue: units of claims sent within two round trips and still out, granted before or after the reading's.
+local function unitsAnswersDue(state, fromMs, anchorSeq, side)
   local sinceMs = fromMs - 2 * roundTripMs(state)
-  local answering = 0
+  local units = 0
   for i = #state.slots, 1, -1 do
     local slot = state.slots[i]
     if slot[1] <= sinceMs then break end
-    if slot[1] <= fromMs and slot[2] < anchor.seq then
+    local onSide
+    if side == "before" then onSide = slot[2] < anchorSeq else onSide = slot[2] > anchorSeq end
+    if slot[1] <= fromMs and onSide then
       for _, f in ipairs(state.inFlight) do
-        if f[1] == slot[2] then answering = answering + slot[3]; break end
+        if f[1] == slot[2] then units = units + slot[3]; break end
       end
     end
   end
+  return units
+end
+
+local function answersMayFree(state, anchor, fromMs, units)
+  local answering = unitsAnswersDue(state, fromMs, anchor.seq, "before")
   return answering > 0 and afterOthers(state, anchor, fromMs, anchor.remaining - unreflectedUnits(state, anchor) + math.min(answering, anchor.lateUnits)) >= units
 end
 
 -- model.ts answersMayTellKind: the next fixed window waits for answers due to claims sent since the reading.
 local function answersMayTellKind(state, anchor, fromMs)
-  if state.refill ~= "fixed" then return false end
-  local sinceMs = fromMs - 2 * roundTripMs(state)
-  for i = #state.slots, 1, -1 do
-    local slot = state.slots[i]
-    if slot[1] <= sinceMs then break end
-    if slot[1] <= fromMs and slot[2] > anchor.seq then
-      for _, f in ipairs(state.inFlight) do
-        if f[1] == slot[2] then return true end
-      end
-    end
-  end
-  return false
+  return state.refill == "fixed" and unitsAnswersDue(state, fromMs, anchor.seq, "after") > 0
 end
 
 -- model.ts windowTrialAtMs: a window learned from throttles alone, tried at the middle of its bounds.
