@@ -216,12 +216,19 @@ export class RequestRun {
     return config;
   }
 
-  /** What a claim asks: a start no later than the inline-wait cap and the request's latest start, one draw of the random source. */
+  /**
+   * What a claim asks: a start no later than the inline-wait cap where the API holds the scope, and
+   * than the request's latest start where the scope's own pacing sets it; one draw of the random source.
+   */
   private claimRequest(nowMs: number, firstAskedAtMs: number): ClaimRequest {
-    const latestStartMs = Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, this.req.latestStartMs);
     const waitedMs = nowMs - firstAskedAtMs;
     // One literal (waitedMs undefined when none): a trailing conditional spread takes V8's slower copy path, per attempt.
-    return { nowMs, latestStartMs, random: this.ctx.random(), waitedMs: waitedMs > 0 ? waitedMs : undefined };
+    return { nowMs, ...this.latestStarts(nowMs), random: this.ctx.random(), waitedMs: waitedMs > 0 ? waitedMs : undefined };
+  }
+
+  /** The two latest starts a claim asks for (ClaimRequest): Max Inline Wait bounds only a wait the API imposes. */
+  private latestStarts(nowMs: number): { latestStartMs: number; latestPacedStartMs: number } {
+    return { latestStartMs: Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, this.req.latestStartMs), latestPacedStartMs: this.req.latestStartMs };
   }
 
   /**
@@ -296,9 +303,8 @@ export class RequestRun {
       const nowMs = ctx.clock.nowMs();
       this.slotWaitMs += nowMs - sleptFromMs;
       if (startAtMs - nowMs <= REVISIT_AHEAD_MS) break;
-      const latestStartMs = Math.min(nowMs + ctx.policy.maxInlineWaitMs, req.latestStartMs);
       // No draw from the random source: asking again must not move where other requests' draws fall.
-      const again = await ctx.store.claim(this.claimScopes, { nowMs, latestStartMs, holding: { seq: held.seq, atMs: held.atMs } });
+      const again = await ctx.store.claim(this.claimScopes, { nowMs, ...this.latestStarts(nowMs), holding: { seq: held.seq, atMs: held.atMs } });
       if (again.result.kind !== "go") {
         this.claimSeq = null;
         return null;

@@ -144,7 +144,11 @@ export interface RetryPolicy {
   maxTotalMs: number;
   /** An absolute limit (epoch ms on the local clock), e.g. the execution's end; null for none. */
   deadlineMs: number | null;
-  /** The longest wait to sleep through inside this run; a longer one defers. */
+  /**
+   * The longest wait the API imposes (a Retry-After, a backoff after its throttles) to sleep through
+   * inside this run; a longer one defers. A start the scope's own pacing sets (the claims ahead,
+   * a window's units still counted) waits as long as maxTotalMs and deadlineMs allow.
+   */
   maxInlineWaitMs: number;
   /** Fallback backoff when the server gives no wait. */
   backoffBaseMs: number;

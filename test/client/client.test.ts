@@ -209,6 +209,24 @@ describe("createThrottleClient against a loopback server", () => {
     expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(29_000);
   });
 
+  it("a start the scope's spent budget sets waits within Max Total past Max Inline Wait; a Retry-After past Max Inline Wait defers", async () => {
+    const clock = virtualClock();
+    const spent = (resetSeconds: number) => ({ status: 200, headers: { "ratelimit-policy": '"default";q=10;w=120', ratelimit: `"default";r=0;t=${resetSeconds}` }, body: { ok: 1 } });
+    server = await startServer([spent(30), ok, spent(90), tooMany(30)]);
+    const policy = { maxInlineWaitMs: 10_000, maxTotalMs: 60_000 };
+    const paced = createThrottleClient({ baseUrl: server.url, clock, onLongWait: "defer", policy });
+    await paced.request({ method: "GET", url: "/a" });
+    const waited = await paced.request({ method: "GET", url: "/b" });
+    expect(waited.outcome).toBe("success");
+    expect(waited.slotWaitMs).toBeGreaterThanOrEqual(29_000);
+    const beyondTotal = createThrottleClient({ baseUrl: server.url, clock, onLongWait: "defer", policy });
+    await beyondTotal.request({ method: "GET", url: "/c" });
+    expect((await beyondTotal.request({ method: "GET", url: "/d" })).outcome).toBe("deferred");
+    const told = createThrottleClient({ baseUrl: server.url, clock, onLongWait: "defer", policy });
+    expect((await told.request({ method: "GET", url: "/e" })).outcome).toBe("deferred");
+    expect(server.calls).toHaveLength(4);
+  });
+
   it("opens the breaker after 3 throttles; a later request is the single probe and closes it", async () => {
     const clock = virtualClock();
     server = await startServer([tooMany(5), tooMany(5), tooMany(5), ok]);

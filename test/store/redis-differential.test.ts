@@ -35,7 +35,7 @@ type SeqPick = "next" | "latest" | "older" | "unknown";
 
 type Op =
   | { op: "advance"; ms: number }
-  | { op: "claim"; scope: 0 | 1; latestMs: number | null; units: number | null; random: number | null; holding: boolean }
+  | { op: "claim"; scope: 0 | 1; latestMs: number | null; pacedMs: number | null; units: number | null; random: number | null; holding: boolean }
   | { op: "observe"; scope: 0 | 1; pick: SeqPick; sentBackMs: number; kind: Observation["kind"]; limitType: LimitType; waitMs: number | null; waitFromServer: boolean; waitResolutionMs: number | null; budget: ObservedBudgetDraft | null; reason: string; counted: boolean | null }
   | { op: "release"; scope: 0 | 1; pick: SeqPick }
   | { op: "hold"; scope: 0 | 1; untilMs: number; reason: string; limitType: LimitType }
@@ -64,6 +64,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       op: fc.constant("claim" as const),
       scope: scopeArb,
       latestMs: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 2000 }), fc.integer({ min: 0, max: 130_000 })),
+      // The latest start the scope's pacing may set (absent, no limit, or a time before or after latestMs's).
+      pacedMs: fc.oneof(fc.constant(null), fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 300_000 })),
       // 0, -1: not an estimate (the scope's own is used); 2.5: a fractional cost.
       units: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, -1, 2.5)),
       random: fc.oneof(fc.constant(null), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })),
@@ -519,7 +521,8 @@ class DifferentialRun {
     const heldSeq = op.holding ? open[open.length - 1] : undefined;
     const heldSend = heldSeq === undefined ? undefined : this.sends[scopes.governor]!.find(([, , seq]) => seq === heldSeq);
     const holding = heldSend ? { seq: heldSend[2], atMs: heldSend[0] } : undefined;
-    const request: ClaimRequest = { nowMs, latestStartMs: op.latestMs === null ? Number.POSITIVE_INFINITY : nowMs + op.latestMs, ...(op.units === null ? {} : { units: op.units }), ...(op.random === null ? {} : { random: op.random }), ...(holding ? { holding } : {}) };
+    const paced = op.pacedMs === null ? {} : { latestPacedStartMs: nowMs + op.pacedMs };
+    const request: ClaimRequest = { nowMs, latestStartMs: op.latestMs === null ? Number.POSITIVE_INFINITY : nowMs + op.latestMs, ...paced, ...(op.units === null ? {} : { units: op.units }), ...(op.random === null ? {} : { random: op.random }), ...(holding ? { holding } : {}) };
     const start = startOfClaim(this.memory.snapshot(), scopes, nowMs);
     const expected = await this.memory.claim(scopes, request);
     for (const mark of claimMarks(start, request, expected.result, this.governor)) this.reached(mark);

@@ -279,8 +279,8 @@ function beyondNextWindow(state: GovernorState, nowMs: number, atMs: number, wai
 
 /**
  * Claims the next start. Returns the new state and one of: go (a slot, reserved), wait (a probe
- * or the in-flight cap holds it: ask again), defer (the earliest start is past latestStartMs:
- * nothing reserved).
+ * or the in-flight cap holds it: ask again), defer (the server's hold is past latestStartMs, or
+ * the scope's pacing past latestPacedStartMs: nothing reserved).
  */
 export function claim(current: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
   return claimInPlace(copyState(current), request, options);
@@ -309,8 +309,9 @@ function claimAgain(state: GovernorState, request: ClaimRequest, held: { seq: nu
   if (!state.slots.some(([, seq]) => seq === held.seq)) return claimNext(releaseInPlace(state, held.seq), fresh, options);
   const trial = claimNext(releaseInPlace(copyState(state), held.seq), fresh, options);
   // A held start now past, before a wait the server told since, or after the latest start asked
-  // for, is no longer one to keep.
-  if (held.atMs < Math.max(clampTime(request.nowMs), state.notBeforeMs) || held.atMs > request.latestStartMs) return trial;
+  // for, is no longer one to keep; nor is any under a wait the server told past the inline latest
+  // start (a fresh claim defers there).
+  if (held.atMs < Math.max(clampTime(request.nowMs), state.notBeforeMs) || held.atMs > latestPacedStartMs(request) || state.notBeforeMs > request.latestStartMs) return trial;
   if (trial.result.kind === "go" && trial.result.atMs < held.atMs) return trial;
   // Kept: the state is returned untouched (a store need not write it, nor wake anyone).
   return { state, result: { kind: "go", atMs: held.atMs, seq: held.seq, probe: state.probe?.seq === held.seq, revisable: startsRevisable(state), why: KEPT_WHY } };
@@ -321,6 +322,15 @@ const KEPT_WHY = "the start already granted is still the earliest";
 /** Whether a claim's answer is the held grant kept as it was (nothing in the state changed). */
 export function keptHeldGrant(request: ClaimRequest, result: ClaimResult): boolean {
   return request.holding !== undefined && result.kind === "go" && result.seq === request.holding.seq && result.why === KEPT_WHY;
+}
+
+/**
+ * The latest start the scope's own pacing may set (types.ts ClaimRequest): the later of the two
+ * asked for. A value that is no time (NaN) is none.
+ */
+function latestPacedStartMs(request: ClaimRequest): number {
+  const pacedMs = request.latestPacedStartMs;
+  return typeof pacedMs === "number" && pacedMs > request.latestStartMs ? pacedMs : request.latestStartMs;
 }
 
 function claimNext(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
@@ -342,7 +352,7 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   if (held) return { state, result: held };
   if (isCold(state) || state.breakerOpen) {
     // A probe too keeps to the latest start: the grants already given (lastGrantMs) may be further off.
-    if (floorMs > request.latestStartMs) return defer(floorMs, "the slots already granted in this scope reach past the latest start");
+    if (floorMs > latestPacedStartMs(request)) return defer(floorMs, "the slots already granted in this scope reach past the latest start");
     const why = state.breakerOpen ? "the breaker is open: one request probes before the rest go" : "first request of a cold scope: it learns the budget before the rest go";
     return { state, result: grant(state, floorMs, units, true, why, options) };
   }
@@ -360,7 +370,7 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
   const earliest = earliestStart(state, floorMs, units, draw);
   if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
-  if (earliest.atMs > request.latestStartMs) return defer(earliest.atMs, earliest.why);
+  if (earliest.atMs > latestPacedStartMs(request)) return defer(earliest.atMs, earliest.why);
   const lessonOut = heldByLessonOut(state, nowMs, earliest.atMs);
   if (lessonOut) return { state, result: lessonOut };
   const full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs);

@@ -171,8 +171,19 @@ export interface GovernorState {
 /** What the client asks for. */
 export interface ClaimRequest {
   nowMs: number;
-  /** Do not reserve a start later than this (the inline limit, or the deadline): answer "defer" instead. */
+  /**
+   * Do not reserve a start later than this where the API holds the scope (a wait it told, a backoff
+   * after its throttles): answer "defer" instead. The inline limit, or the deadline.
+   */
   latestStartMs: number;
+  /**
+   * Do not reserve a start later than this where the scope's own pacing sets it (the claims ahead
+   * of it, the units its window still counts): the request's own time budget. Absent, or earlier
+   * than latestStartMs: latestStartMs. A start a minute's window paces three windows ahead is the
+   * budget being spent in full, not the API closed: deferred at the inline limit, a sliding 20 per
+   * 60 s with 50 workers and 60 jobs left its last 19 to a flow retry.
+   */
+  latestPacedStartMs?: number;
   /** Units this request will spend; the scope's own estimate when absent. */
   units?: number;
   /**

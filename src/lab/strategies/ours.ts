@@ -9,7 +9,8 @@
  * - redis: each job is one execution with a Shared Store, as the component runs it (openStore):
  *   Redis in front of its cross-flow state, one connection per execution, closed at its end; when
  *   Redis does not answer, the execution goes on with cross-flow state.
- * Long waits defer (onLongWait "defer"); POSTs carry the job id as their idempotency key.
+ * Long waits defer (onLongWait "defer"): the API's past 2 minutes, the governor's pacing past the
+ * request's 5 minutes; POSTs carry the job id as their idempotency key.
  */
 import { createThrottleClient, realClock, type ThrottleClient } from "../../client";
 import { createCrossFlowStore, createMemoryStore, type GovernorStore } from "../../store";
@@ -41,7 +42,8 @@ function makeClient(env: StrategyEnv, store: GovernorStore, signal: AbortSignal)
     baseUrl: env.baseUrl,
     provider: ENGINE_PROVIDER[scenario.server.dialect],
     store,
-    // The default policy, as a user gets it: waits up to 2 minutes are slept through, longer ones deferred.
+    // The default policy, as a user gets it: the API's waits up to 2 minutes and the governor's turns
+    // up to the request's 5 minutes are slept through, longer ones deferred.
     onLongWait: "defer",
     clock: realClock,
     random: Math.random,

@@ -886,7 +886,7 @@ local function claimInPlace(state, request, options)
   local held = heldByProbe(state, nowMs)
   if held then return held end
   if isCold(state) or state.breakerOpen then
-    if floorMs > request.latestStartMs then return defer(floorMs, "the slots already granted in this scope reach past the latest start") end
+    if floorMs > request.latestPacedStartMs then return defer(floorMs, "the slots already granted in this scope reach past the latest start") end
     local why = "first request of a cold scope: it learns the budget before the rest go"
     if state.breakerOpen then why = "the breaker is open: one request probes before the rest go" end
     return grant(state, floorMs, units, true, why, options)
@@ -912,7 +912,7 @@ local function claimInPlace(state, request, options)
   if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
-  if earliest.atMs > request.latestStartMs then return defer(earliest.atMs, earliest.why) end
+  if earliest.atMs > request.latestPacedStartMs then return defer(earliest.atMs, earliest.why) end
   local lessonOut = heldByLessonOut(state, nowMs, earliest.atMs)
   if lessonOut then return lessonOut end
   local full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs)
@@ -952,7 +952,7 @@ local function claimAgain(state, request, held, options)
   local trial = decodeState(encodeState(state))
   release(trial, held.seq)
   local r = claimInPlace(trial, request, options)
-  if held.atMs < math.max(clampTime(request.nowMs), state.notBeforeMs) or held.atMs > request.latestStartMs then return r, trial end
+  if held.atMs < math.max(clampTime(request.nowMs), state.notBeforeMs) or held.atMs > request.latestPacedStartMs or state.notBeforeMs > request.latestStartMs then return r, trial end
   if r.kind == "go" and r.atMs < held.atMs then return r, trial end
   local probe = state.probe ~= nil and state.probe.seq == held.seq
   return { kind = "go", atMs = held.atMs, seq = held.seq, probe = probe, revisable = startsRevisable(state), why = "the start already granted is still the earliest", kept = true }, state

@@ -51,12 +51,16 @@ local nowMs = redisNowMs()
 local shift = nowMs - args.clientNowMs
 local latest = nn(args.latestStartMs)
 if latest == nil then latest = INF else latest = latest + shift end
+-- claim.ts latestPacedStartMs: the scope's pacing may reach as far as this, never less far than latest.
+local paced = nn(args.latestPacedStartMs)
+if paced == nil then paced = INF else paced = paced + shift end
+if paced < latest then paced = latest end
 local state = load(KEYS[1], nowMs)
 for i = 2, #KEYS do
   local held = decodeState(redis.call("GET", KEYS[i]))
   if held and held.notBeforeMs > state.notBeforeMs then holdUntil(state, held.notBeforeMs, held.notBeforeReason, held.notBeforeType) end
 end
-local request = { nowMs = nowMs, latestStartMs = latest, units = nn(args.units), random = nn(args.random), waitedMs = nn(args.waitedMs) }
+local request = { nowMs = nowMs, latestStartMs = latest, latestPacedStartMs = paced, units = nn(args.units), random = nn(args.random), waitedMs = nn(args.waitedMs) }
 local holding = nn(args.holding)
 local r
 -- claim.ts claimInPlace: a held grant that is no grant (not a whole seq, not a time) is ignored.

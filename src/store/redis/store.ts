@@ -134,10 +134,14 @@ class RedisGovernorStore implements RedisStore {
   }
 
   async claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim> {
+    const latestStartMs = Number.isFinite(request.latestStartMs) ? request.latestStartMs : null;
+    // As claim.ts reads it: a paced latest start counts only where it is later (null: no limit).
+    const pacedMs = request.latestPacedStartMs;
     const args = {
       ...this.common(),
       clientNowMs: request.nowMs,
-      latestStartMs: Number.isFinite(request.latestStartMs) ? request.latestStartMs : null,
+      latestStartMs,
+      latestPacedStartMs: typeof pacedMs === "number" && pacedMs > request.latestStartMs ? (Number.isFinite(pacedMs) ? pacedMs : null) : latestStartMs,
       units: request.units ?? null,
       random: request.random ?? null,
       holding: request.holding ?? null,

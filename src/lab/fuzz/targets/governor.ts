@@ -99,13 +99,16 @@ export function stateProblems(state: GovernorState): string[] {
 function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions, granted: number[], ops: GovernorOps): Step {
   const nowMs = gen.chance(0.95) ? clock.nowMs : gen.pick(ABSURD_NUMBERS);
   const latestStartMs = gen.chance(0.9) ? clock.nowMs + figure(gen, 300_000, 0) : gen.pick(ABSURD_NUMBERS);
+  // The latest start the scope's pacing may set: absent, further than latestStartMs, or absurd.
+  const latestPacedStartMs = gen.chance(0.5) ? undefined : gen.chance(0.9) ? clock.nowMs + figure(gen, 900_000, 0) : gen.pick(ABSURD_NUMBERS);
+  const pacedReachMs = typeof latestPacedStartMs === "number" && latestPacedStartMs > latestStartMs ? latestPacedStartMs : latestStartMs;
   const units = gen.chance(0.8) ? undefined : gen.chance(0.7) ? gen.int(1, 50) : gen.pick(ABSURD_NUMBERS);
   const random = gen.chance(0.5) ? gen.random() : undefined;
   // Now and then a grant held and claimed again: one of ours at a time near now, or no grant at all.
   const holding = granted.length > 0 && gen.chance(0.15) ? { seq: gen.chance(0.9) ? gen.pick(granted) : figure(gen, 50), atMs: gen.chance(0.9) ? clock.nowMs + gen.int(-2000, 60_000) : gen.pick(ABSURD_NUMBERS) } : undefined;
   // How long the request has waited already (a longer reach beyond an estimated rate's horizon).
   const waitedMs = gen.chance(0.7) ? undefined : gen.chance(0.8) ? figure(gen, 300_000, 0) : gen.pick(ABSURD_NUMBERS);
-  const request = { nowMs, latestStartMs, ...(units === undefined ? {} : { units }), ...(random === undefined ? {} : { random }), ...(holding === undefined ? {} : { holding }), ...(waitedMs === undefined ? {} : { waitedMs }) };
+  const request = { nowMs, latestStartMs, ...(latestPacedStartMs === undefined ? {} : { latestPacedStartMs }), ...(units === undefined ? {} : { units }), ...(random === undefined ? {} : { random }), ...(holding === undefined ? {} : { holding }), ...(waitedMs === undefined ? {} : { waitedMs }) };
   return {
     what: { claim: request },
     run(state) {
@@ -116,7 +119,9 @@ function claimStep(gen: Gen, clock: { nowMs: number }, options: GovernorOptions,
       if (result.kind === "go") {
         granted.push(result.seq);
         if (result.atMs < floorMs) broken.push(`go at ${result.atMs}, before the floor ${floorMs}`);
-        if (Number.isInteger(latestStartMs) && result.atMs > latestStartMs) broken.push(`go at ${result.atMs}, after the latest start ${latestStartMs}`);
+        // The API's hold past the inline latest start defers, however far the pacing may reach.
+        if (state.notBeforeMs > latestStartMs) broken.push(`go at ${result.atMs} under a hold to ${state.notBeforeMs}, past the latest start ${latestStartMs}`);
+        if (Number.isInteger(pacedReachMs) && result.atMs > pacedReachMs) broken.push(`go at ${result.atMs}, after the latest start ${pacedReachMs}`);
       } else if (result.kind === "defer") {
         if (!(result.notBeforeMs > latestStartMs)) broken.push(`defer to ${result.notBeforeMs}, not past the latest start ${latestStartMs}`);
         if (!Number.isFinite(result.notBeforeMs)) broken.push(`defer to ${result.notBeforeMs}`);
