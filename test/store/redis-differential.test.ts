@@ -691,6 +691,26 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees where a count that came back is tested as a concurrency limit and a success rules it out: a bucket bounded by that reading's reset", async () => {
+    const both = new SideBySide(raw, server.url, "refill:", T0);
+    const scope = "api|refill";
+    const reading = (left: number, resetAfterMs: number): ObservedBudget => shown({ remaining: left, limit: 20, resetAtMs: T0 + resetAfterMs });
+    try {
+      await both.sendAndAnswer(scope, T0, reading(19, 1050), 50);
+      const burst: number[] = [];
+      for (let i = 0; i < 19; i++) burst.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
+      both.nowMs = T0 + 100;
+      for (const [i, seq] of burst.entries()) await both.observe(scope, answer(seq, T0 + 50, "ok", reading(19 - i, 1100)));
+      expect(both.memory.snapshot().get(scope)?.concurrency).toBe("testing");
+      await both.sendAndAnswer(scope, T0 + 100, reading(1, 2100), 50);
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "ruled-out", refill: "bucket", windowMs: 2223, windowSource: "inferred" });
+      const next = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+      expect(next.kind === "go" && next.atMs < T0 + 1000).toBe(true);
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees where the server's count waits for units to leave the window, and where a probe is deferred past latestStartMs", async () => {
     const both = new SideBySide(raw, server.url, "paths:", T0, { breakerThreshold: 1 });
     const whys: string[] = [];

@@ -22,7 +22,7 @@
  * cap is then an estimate, lowered by each throttle and ruled out only at one.
  */
 import { heldSlots } from "./model";
-import { bucketRateEstimated, clampTime, MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, bucketWindowBoundMs, clampTime, MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorState, Observation, ObservedBudget } from "./types";
 
 export function holdsConcurrency(state: GovernorState): boolean {
@@ -252,9 +252,9 @@ export function applyConcurrentBudget(state: GovernorState, observation: Observa
   else if (countOutgrewOurs(state, observation, budget, leaseMs)) state.concurrency = "ruled-out";
   else if (countCameBack(state, observation, budget, leaseMs)) state.concurrency = "testing";
   else if (state.concurrency === "testing" && answersTest && observation.kind === "ok") {
-    if (countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) || resetOutlastsAnswers(state, observation, budget)) ruleOutInferredConcurrency(state);
+    if (countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) || resetOutlastsAnswers(state, observation, budget)) ruleOutForRefill(state, observation, budget);
     else state.concurrency = "inferred";
-  } else if (inferenceHeld(state) && (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) || resetOutlastsAnswers(state, observation, budget))) ruleOutInferredConcurrency(state);
+  } else if (inferenceHeld(state) && (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) || resetOutlastsAnswers(state, observation, budget))) ruleOutForRefill(state, observation, budget);
   if (!holdsConcurrency(state)) return false;
   // A probe out to learn a window's budget (granted after its reset) holds the others for nothing now.
   if (before !== state.concurrency) state.probe = null;
@@ -343,6 +343,25 @@ function countHoldsMoreThanOurs(state: GovernorState, observation: Observation, 
 function resetOutlastsAnswers(state: GovernorState, observation: Observation, budget: ObservedBudget): boolean {
   if (observation.kind !== "ok" || budget.resetAtMs === null || budget.concurrent) return false;
   return budget.resetAtMs - observation.nowMs > ROUNDING_MS + RESET_DRIFT_MARGIN_MS + Math.max(state.rttMs, observation.nowMs - observation.sentAtMs);
+}
+
+/**
+ * A success disproves a concurrency limit inferred (or under test) from a count that came back
+ * between two readings of one reset: what brought it back was refill. Not a fixed window's (its
+ * count comes back only at its reset), nor a sliding one's (countCameBack: a window that short
+ * cannot be), so a bucket, whose reset is the time until it is full again: the window is bounded
+ * by this reading's reset (learnBucketRefill shortens it from the count). Read as a window instead
+ * (the count that came back forgotten with the test's anchor), a bucket of 20 per s behind
+ * X-RateLimit-Reset in epoch seconds waited from its first burst for the reset two seconds out.
+ */
+function ruleOutForRefill(state: GovernorState, observation: Observation, budget: ObservedBudget): void {
+  ruleOutInferredConcurrency(state);
+  const limit = budget.limit ?? state.limit;
+  const boundMs = limit === null || budget.resetAtMs === null ? null : bucketWindowBoundMs(limit, budget.remaining, observation.sentAtMs, budget.resetAtMs);
+  if (boundMs === null || state.refill === "bucket") return;
+  state.refill = "bucket";
+  state.windowMs = boundMs;
+  state.windowSource = "inferred";
 }
 
 /**

@@ -9,7 +9,7 @@ import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConc
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unitsClaimedBetween, unreflectedUnits } from "./model";
 import { inferWindow, learnRefillBehindShownWindow, trimWindow } from "./sliding";
-import { bucketRateEstimated, clampTime, clip, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
@@ -252,17 +252,6 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
   if (observation.sentAtMs < anchor.atMs) return true;
   // Where others are known to spend this budget, their units leaving a sliding window raise the count too.
   return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
-}
-
-/**
- * A bucket whose reset is the time until it is full: the units missing come back by the reset. A
- * shown remaining is its tokens rounded down, so more than (limit - remaining - 1) are missing, and a
- * whole bucket (the window) takes less than (reset - send) * limit / (limit - remaining - 1). The
- * reset is rounded up (whole seconds) too, so each reading is an upper bound; the tightest is kept.
- */
-function bucketWindowBoundMs(limit: number, remaining: number, sentAtMs: number, resetAtMs: number): number | null {
-  if (remaining >= limit - 1 || resetAtMs <= sentAtMs) return null;
-  return Math.min(MAX_FIGURE, Math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining - 1)));
 }
 
 function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs: number, remaining: number, resetAtMs: number): void {

@@ -281,3 +281,14 @@ export function boundSlotsInPlace(slots: SlotTuple[]): SlotTuple[] {
   }
   return slots;
 }
+
+/**
+ * A bucket whose reset is the time until it is full: the units missing come back by the reset. A
+ * shown remaining is its tokens rounded down, so more than (limit - remaining - 1) are missing, and a
+ * whole bucket (the window) takes less than (reset - send) * limit / (limit - remaining - 1). The
+ * reset is rounded up (whole seconds) too, so each reading is an upper bound; the tightest is kept.
+ */
+export function bucketWindowBoundMs(limit: number, remaining: number, sentAtMs: number, resetAtMs: number): number | null {
+  if (remaining >= limit - 1 || resetAtMs <= sentAtMs) return null;
+  return Math.min(MAX_FIGURE, Math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining - 1)));
+}

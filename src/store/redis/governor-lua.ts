@@ -1191,7 +1191,7 @@ local function countedBeforeAnchor(state, anchor, observation)
   return state.othersPerMs == 0 and state.reserveUnits == 0 and math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs
 end
 
--- observe.ts bucketWindowBoundMs: a bucket whose reset is the time until full is whole within this.
+-- state.ts bucketWindowBoundMs: a bucket whose reset is the time until full is whole within this.
 local function bucketWindowBoundMs(limit, remaining, sentAtMs, resetAtMs)
   if remaining >= limit - 1 or resetAtMs <= sentAtMs then return nil end
   return math.min(MAX_FIGURE, math.ceil(((resetAtMs - sentAtMs) * limit) / (limit - remaining - 1)))
@@ -1500,6 +1500,20 @@ local function ruleOutInferredConcurrency(state)
   state.learnedAtSeq = state.seq
 end
 
+-- concurrency.ts ruleOutForRefill: a success disproves a concurrency limit read from a count that
+-- came back: refill brought it back, so a bucket whose reset is its time until full.
+local function ruleOutForRefill(state, observation, budget)
+  ruleOutInferredConcurrency(state)
+  local limit = budget.limit
+  if limit == nil then limit = state.limit end
+  local boundMs = nil
+  if limit ~= nil and budget.resetAtMs ~= nil then boundMs = bucketWindowBoundMs(limit, budget.remaining, observation.sentAtMs, budget.resetAtMs) end
+  if boundMs == nil or state.refill == "bucket" then return end
+  state.refill = "bucket"
+  state.windowMs = boundMs
+  state.windowSource = "inferred"
+end
+
 -- concurrency.ts countsMoreThanOurs: an answer counting more than ours out at its send disproves an inferred limit.
 -- concurrency.ts countHoldsMoreThanOurs: the count against ours out when the request was sent, itself included.
 local function countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant)
@@ -1553,12 +1567,12 @@ local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtG
     state.concurrency = "testing"
   elseif state.concurrency == "testing" and answersTest and observation.kind == "ok" then
     if countHoldsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget) then
-      ruleOutInferredConcurrency(state)
+      ruleOutForRefill(state, observation, budget)
     else
       state.concurrency = "inferred"
     end
   elseif inferenceHeld(state) and (countsMoreThanOurs(state, observation, budget, leaseMs, outAtGrant) or resetOutlastsAnswers(state, observation, budget)) then
-    ruleOutInferredConcurrency(state)
+    ruleOutForRefill(state, observation, budget)
   end
   if not holdsConcurrency(state) then return false end
   if before ~= state.concurrency then state.probe = nil end
