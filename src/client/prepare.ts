@@ -189,7 +189,7 @@ function checkTimeout(value: number | undefined): void {
 /**
  * The latest an attempt may start: its whole timeout before the deadline, so that no attempt is cut
  * short by the time the request has left. A start granted at the deadline itself (a scope whose
- * slots ran out the 5 minutes: a sliding 8 per minute, 50 writers) went out with a timeout of a few
+ * slots ran out the request's time: a sliding 8 per minute, 50 writers) went out with a timeout of a few
  * ms, timed out, and the request gave up where it should have been deferred with its not_before.
  * The first attempt may always start.
  */

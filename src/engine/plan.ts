@@ -11,7 +11,9 @@ import type { AttemptHistory, Decision, PlanOptions, RetryPolicy, Verdict } from
 
 export const DEFAULT_POLICY: Readonly<Required<RetryPolicy>> = Object.freeze({
   maxAttempts: 5,
-  maxTotalMs: 5 * 60_000,
+  // Ten minutes, as the component's Max Total: a request's whole time, waits for its turn included
+  // (a minute's window paced seven windows deep still fits, within Prismatic's 15-minute execution).
+  maxTotalMs: 10 * 60_000,
   deadlineMs: null,
   // Two minutes: a per-minute window's reset, rounded up to whole seconds and measured against
   // the response's Date, often lands just past 60 s; a 60 s limit would defer most of them.

@@ -94,7 +94,8 @@ describe("plan: long waits defer, never retry early", () => {
   });
 
   it("defers when the wait passes maxTotalMs counted from the first attempt", () => {
-    const history = { attempts: 2, firstAttemptAtMs: NOW_MS - 290_000 };
+    // 20 s of the default 10 minutes left: a 30 s wait would end past them.
+    const history = { attempts: 2, firstAttemptAtMs: NOW_MS - (DEFAULT_POLICY.maxTotalMs - 20_000) };
     const decision = plan(verdictFor(429, { "Retry-After": "30" }), history, DEFAULT_POLICY, { nowMs: NOW_MS, random: () => 0.5 });
     expect(decision.decision).toBe("defer");
   });

@@ -10,7 +10,7 @@
  *   Redis in front of its cross-flow state, one connection per execution, closed at its end; when
  *   Redis does not answer, the execution goes on with cross-flow state.
  * Long waits defer (onLongWait "defer"): the API's past 2 minutes, the governor's pacing past the
- * request's 5 minutes; POSTs carry the job id as their idempotency key.
+ * request's 10 minutes; POSTs carry the job id as their idempotency key.
  */
 import { createThrottleClient, realClock, type ThrottleClient } from "../../client";
 import { createCrossFlowStore, createMemoryStore, type GovernorStore } from "../../store";
@@ -43,7 +43,7 @@ function makeClient(env: StrategyEnv, store: GovernorStore, signal: AbortSignal)
     provider: ENGINE_PROVIDER[scenario.server.dialect],
     store,
     // The default policy, as a user gets it: the API's waits up to 2 minutes and the governor's turns
-    // up to the request's 5 minutes are slept through, longer ones deferred.
+    // up to the request's 10 minutes are slept through, longer ones deferred.
     onLongWait: "defer",
     clock: realClock,
     random: Math.random,
