@@ -345,9 +345,9 @@ export const policyInputs = {
   maxInlineWaitSeconds: secondsInput(
     MAX_INLINE_WAIT,
     "The longest wait the API imposes (a Retry-After, a backoff after its throttles) that this step sleeps through before calling again. When the API asks for a longer wait, On Long Wait decides what happens. A turn the governor paces (the budget spent by the requests ahead) waits up to Max Total instead. Never past Prismatic's 15-minute execution limit.",
-    "120",
+    String(DEFAULT_POLICY.maxInlineWaitMs / 1000),
   ),
-  maxTotalSeconds: secondsInput(MAX_TOTAL, "The whole step's time budget, calls and waits included (1 to 900). A wait that would end after it goes to On Long Wait.", "600"),
+  maxTotalSeconds: secondsInput(MAX_TOTAL, "The whole step's time budget, calls and waits included (1 to 900). A wait that would end after it goes to On Long Wait.", String(DEFAULT_POLICY.maxTotalMs / 1000)),
   onLongWait: input({
     label: "On Long Wait",
     type: "string",

@@ -328,7 +328,7 @@ export function keptHeldGrant(request: ClaimRequest, result: ClaimResult): boole
  * The latest start the scope's own pacing may set (types.ts ClaimRequest): the later of the two
  * asked for. A value that is no time (NaN) is none.
  */
-function latestPacedStartMs(request: ClaimRequest): number {
+export function latestPacedStartMs(request: ClaimRequest): number {
   const pacedMs = request.latestPacedStartMs;
   return typeof pacedMs === "number" && pacedMs > request.latestStartMs ? pacedMs : request.latestStartMs;
 }

@@ -6,7 +6,7 @@
 import { clampTime, clip, copyState } from "./state";
 import type { GovernorState } from "./types";
 
-export { claim, claimInPlace, isCold, keptHeldGrant, prune, recheckMs, release } from "./claim";
+export { claim, claimInPlace, isCold, keptHeldGrant, latestPacedStartMs, prune, recheckMs, release } from "./claim";
 export { observe, observeInPlace } from "./observe";
 export { holdsConcurrency as freesOnAnswer } from "./concurrency";
 export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";

@@ -28,7 +28,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { clip } from "../../engine/governor/state";
-import { DEFAULT_GOVERNOR_OPTIONS, keptHeldGrant, readState, type ClaimRequest, type GovernorOptions, type GovernorState, type LimitType, type Observation } from "../../engine";
+import { DEFAULT_GOVERNOR_OPTIONS, keptHeldGrant, latestPacedStartMs, readState, type ClaimRequest, type GovernorOptions, type GovernorState, type LimitType, type Observation } from "../../engine";
 import { defaultStoreClock, type StoreClock } from "../memory";
 import { DEFAULT_QUEUE_LIMITS, MAX_QUEUE_NAME_LENGTH } from "../queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, ParkResult, QueueLimits, StoreClaim, TakeResult } from "../types";
@@ -134,14 +134,13 @@ class RedisGovernorStore implements RedisStore {
   }
 
   async claim(scopes: ClaimScopes, request: ClaimRequest): Promise<StoreClaim> {
-    const latestStartMs = Number.isFinite(request.latestStartMs) ? request.latestStartMs : null;
-    // As claim.ts reads it: a paced latest start counts only where it is later (null: no limit).
-    const pacedMs = request.latestPacedStartMs;
+    // The paced latest start as claim.ts reads it (never before latestStartMs); null: no limit.
+    const pacedMs = latestPacedStartMs(request);
     const args = {
       ...this.common(),
       clientNowMs: request.nowMs,
-      latestStartMs,
-      latestPacedStartMs: typeof pacedMs === "number" && pacedMs > request.latestStartMs ? (Number.isFinite(pacedMs) ? pacedMs : null) : latestStartMs,
+      latestStartMs: Number.isFinite(request.latestStartMs) ? request.latestStartMs : null,
+      latestPacedStartMs: Number.isFinite(pacedMs) ? pacedMs : null,
       units: request.units ?? null,
       random: request.random ?? null,
       holding: request.holding ?? null,
