@@ -11,6 +11,15 @@ import { createRedisStore } from "../store/redis/store";
 /** Prismatic stops an execution after 15 minutes; keep a margin for the steps after this one. */
 export const EXECUTION_LIMIT_MS = 15 * 60_000;
 export const DEADLINE_MARGIN_MS = 60_000;
+/**
+ * A synchronous invocation is answered within 30 s
+ * (https://prismatic.io/docs/integrations/integration-runner-environment-limits): On Long Wait =
+ * Respond (for synchronous callers) waits no later than this after the execution's start, so that
+ * the 429 and its Retry-After reach the caller. Before it, a paced turn or a 40 s Retry-After was
+ * slept past the caller's answer.
+ */
+export const SYNCHRONOUS_LIMIT_MS = 30_000;
+export const SYNCHRONOUS_MARGIN_MS = 5_000;
 
 export function loggerOf(context: Pick<ActionContext, "logger">): ClientLogger {
   return {
@@ -36,11 +45,11 @@ export function openStore(context: Pick<ActionContext, "logger" | "crossFlowStat
   return createStepStore(crossFlow, { shared, warn, redact: createRedactor(secrets).text });
 }
 
-/** The latest moment a wait may end inside this execution, from context.startedAt; null when unknown. */
-export function executionDeadlineMs(startedAt: string | undefined, nowMs: number): number | null {
+/** The latest moment a wait may end inside this execution (a synchronous one: before its caller is answered), from context.startedAt. */
+export function executionDeadlineMs(startedAt: string | undefined, nowMs: number, synchronous = false): number | null {
   const startedAtMs = startedAt ? Date.parse(startedAt) : Number.NaN;
   const base = Number.isFinite(startedAtMs) && startedAtMs <= nowMs ? startedAtMs : nowMs;
-  return base + EXECUTION_LIMIT_MS - DEADLINE_MARGIN_MS;
+  return base + (synchronous ? SYNCHRONOUS_LIMIT_MS - SYNCHRONOUS_MARGIN_MS : EXECUTION_LIMIT_MS - DEADLINE_MARGIN_MS);
 }
 
 /**
@@ -57,7 +66,7 @@ export function throttleClientFor(input: {
   deadlineMs?: number;
 }): ThrottleClient {
   const { context, auth, policy, store, nowMs } = input;
-  const executionEndMs = executionDeadlineMs(context.startedAt, nowMs);
+  const executionEndMs = executionDeadlineMs(context.startedAt, nowMs, policy.onLongWait === "respond");
   return createThrottleClient({
     baseUrl: auth.baseUrl,
     headers: auth.headers,

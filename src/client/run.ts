@@ -226,9 +226,17 @@ export class RequestRun {
     return { nowMs, ...this.latestStarts(nowMs), random: this.ctx.random(), waitedMs: waitedMs > 0 ? waitedMs : undefined };
   }
 
-  /** The two latest starts a claim asks for (ClaimRequest): Max Inline Wait bounds only a wait the API imposes. */
+  /**
+   * The two latest starts a claim asks for (ClaimRequest): Max Inline Wait bounds only a wait the API
+   * imposes. Where the deadline leaves less than an attempt's timeout, the latest start is the
+   * request's own start (prepare.ts latestStartBefore: the first attempt may always start), and the
+   * first attempt may start now, not later: claimed a few ms after the request began, it was
+   * deferred without a call, its not_before now.
+   */
   private latestStarts(nowMs: number): { latestStartMs: number; latestPacedStartMs: number } {
-    return { latestStartMs: Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, this.req.latestStartMs), latestPacedStartMs: this.req.latestStartMs };
+    const { latestStartMs, startedAtMs } = this.req;
+    const latestMs = this.attempts.length === 0 && latestStartMs === startedAtMs ? Math.max(latestStartMs, nowMs) : latestStartMs;
+    return { latestStartMs: Math.min(nowMs + this.ctx.policy.maxInlineWaitMs, latestMs), latestPacedStartMs: latestMs };
   }
 
   /**

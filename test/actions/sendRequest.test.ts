@@ -88,6 +88,16 @@ describe("sendRequest through createHarness (clean and defaults run)", () => {
     expect(Number(r.headers?.["Retry-After"])).toBeGreaterThan(3500);
   });
 
+  it("respond mode does not sleep past a synchronous caller's answer: a 40 s Retry-After (within Max Inline Wait) is answered 429 at once", async () => {
+    server = await startServer([tooMany(40)]);
+    const result = await harness.action("sendRequest", inputs(`${server.url}/items`, { onLongWait: "respond" }), { crossFlowState: {} });
+    expect(branchOf(result)).toBe("Deferred");
+    const r = result as { statusCode?: number; headers?: Record<string, string> };
+    expect(r.statusCode).toBe(429);
+    expect(Number(r.headers?.["Retry-After"])).toBeGreaterThanOrEqual(39);
+    expect(server.calls).toHaveLength(1);
+  });
+
   it("a GitHub-style 403 with x-ratelimit-remaining 0 waits until its reset", async () => {
     server = await startServer([() => ({ status: 403, headers: { "x-ratelimit-remaining": "0", "x-ratelimit-limit": "5000", "x-ratelimit-reset": String(Math.floor(Date.now() / 1000) + 2), "x-ratelimit-resource": "core" }, body: { message: "API rate limit exceeded" } }), ok]);
     const result = await harness.action("sendRequest", inputs(`${server.url}/repos/o/r`, { provider: "github" }), { crossFlowState: {} });

@@ -426,6 +426,29 @@ describe("an attempt near the request's deadline", () => {
     expect(result.notBefore).toBeDefined();
     expect(calls).toBe(1);
   });
+
+  it("the first attempt starts even where the deadline leaves less than its timeout (claimed a moment after the request began)", async () => {
+    let nowMs = Date.parse("2027-01-04T09:00:00.000Z");
+    // Each reading of the clock is a millisecond later, as on a real one.
+    const clock = { nowMs: () => (nowMs += 1), sleep: async (ms: number) => void (nowMs += ms) };
+    let calls = 0;
+    const client = createThrottleClient({
+      clock,
+      onLongWait: "defer",
+      timeoutMs: 30_000,
+      policy: { deadlineMs: nowMs + 25_000 },
+      adapter: async (config) => {
+        calls += 1;
+        return calls === 1 ? adapterAnswer(config, 200, {}) : adapterAnswer(config, 429, { "retry-after": "40" });
+      },
+    });
+    expect((await client.request({ method: "GET", url: "https://api.example.test/a" })).outcome).toBe("success");
+    // A retry is no first attempt: a 40 s wait past the deadline is deferred to the server's time.
+    const throttled = await client.request({ method: "GET", url: "https://api.example.test/b" });
+    expect(throttled.outcome).toBe("deferred");
+    expect(Date.parse(throttled.notBefore!)).toBeGreaterThanOrEqual(nowMs + 39_000);
+    expect(calls).toBe(2);
+  });
 });
 
 describe("Shopify GraphQL cost throttles", () => {
