@@ -79,23 +79,28 @@ describe("sendRequest through createHarness (clean and defaults run)", () => {
     expect(server.calls).toHaveLength(1);
   });
 
-  it("respond mode answers Deferred with statusCode 429 and Retry-After", async () => {
-    server = await startServer([tooMany(3600)]);
-    const result = await harness.action("sendRequest", inputs(`${server.url}/items`, { onLongWait: "respond" }), { crossFlowState: {} });
-    expect(branchOf(result)).toBe("Deferred");
+  /** Send Request in respond mode against a 429 whose Retry-After is `seconds`: its branch, status code and Retry-After. */
+  async function respondTo(seconds: number): Promise<{ branch: unknown; statusCode?: number; retryAfterSeconds: number; calls: number }> {
+    const api = await startServer([tooMany(seconds)]);
+    server = api;
+    const result = await harness.action("sendRequest", inputs(`${api.url}/items`, { onLongWait: "respond" }), { crossFlowState: {} });
     const r = result as { statusCode?: number; headers?: Record<string, string> };
-    expect(r.statusCode).toBe(429);
-    expect(Number(r.headers?.["Retry-After"])).toBeGreaterThan(3500);
+    return { branch: branchOf(result), statusCode: r.statusCode, retryAfterSeconds: Number(r.headers?.["Retry-After"]), calls: api.calls.length };
+  }
+
+  it("respond mode answers Deferred with statusCode 429 and Retry-After", async () => {
+    const answer = await respondTo(3600);
+    expect(answer.branch).toBe("Deferred");
+    expect(answer.statusCode).toBe(429);
+    expect(answer.retryAfterSeconds).toBeGreaterThan(3500);
   });
 
   it("respond mode does not sleep past a synchronous caller's answer: a 40 s Retry-After (within Max Inline Wait) is answered 429 at once", async () => {
-    server = await startServer([tooMany(40)]);
-    const result = await harness.action("sendRequest", inputs(`${server.url}/items`, { onLongWait: "respond" }), { crossFlowState: {} });
-    expect(branchOf(result)).toBe("Deferred");
-    const r = result as { statusCode?: number; headers?: Record<string, string> };
-    expect(r.statusCode).toBe(429);
-    expect(Number(r.headers?.["Retry-After"])).toBeGreaterThanOrEqual(39);
-    expect(server.calls).toHaveLength(1);
+    const answer = await respondTo(40);
+    expect(answer.branch).toBe("Deferred");
+    expect(answer.statusCode).toBe(429);
+    expect(answer.retryAfterSeconds).toBeGreaterThanOrEqual(39);
+    expect(answer.calls).toBe(1);
   });
 
   it("a GitHub-style 403 with x-ratelimit-remaining 0 waits until its reset", async () => {
