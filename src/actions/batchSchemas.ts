@@ -84,7 +84,7 @@ export const batchExamples = {
     results: [
       { id: "c-1", outcome: "success" as const, status: 201, data: { id: 501 }, reason: "201: not a throttle (0 of 60 requests left).", attempts: 1 },
       { id: "c-2", outcome: "deferred" as const, status: 429, data: null, notBefore: at, reason: "A quota limit that is not retried inline; the work can resume at 2026-03-02T11:00:00.000Z (in 3600 s).", attempts: 1 },
-      { id: "c-3", outcome: "deferred" as const, status: null, data: null, notBefore: at, reason: "Not sent: an earlier item to the same API was told to wait until 2026-03-02T11:00:00.000Z.", attempts: 0 },
+      { id: "c-3", outcome: "deferred" as const, status: null, data: null, notBefore: at, reason: "Not sent: an earlier item to the same API cannot start before 2026-03-02T11:00:00.000Z: A quota limit that is not retried inline; the work can resume at 2026-03-02T11:00:00.000Z (in 3600 s).", attempts: 0 },
     ],
     deferred: [],
     parkQueue: { name: "crm-contacts", parked: 2, waiting: 2 },
@@ -94,7 +94,7 @@ export const batchExamples = {
 
 export const batchSchemas = {
   Success: batchSchema([batchExamples.Success]),
-  Deferred: batchSchema([batchExamples.Deferred, { ...batchExamples.Deferred, summary: { ...batchExamples.Deferred.summary, parked: 0 }, deferred: [2, 3].map((n) => ({ ...contact(n), notBefore: at, reason: "Not sent: an earlier item to the same API was told to wait." })), parkQueue: null }]),
+  Deferred: batchSchema([batchExamples.Deferred, { ...batchExamples.Deferred, summary: { ...batchExamples.Deferred.summary, parked: 0 }, deferred: [2, 3].map((n) => ({ ...contact(n), notBefore: at, reason: "Not sent: an earlier item to the same API cannot start before 2026-03-02T11:00:00.000Z: A quota limit that is not retried inline." })), parkQueue: null }]),
 };
 
 export const takeParkedExample = {

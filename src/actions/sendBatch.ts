@@ -73,9 +73,10 @@ function fromResult(result: ThrottleResult): ItemOutcome {
 }
 
 /**
- * A deferred item either met the API's long wait (more than Max Inline Wait): its scope's later
- * items are deferred to the same time without calling; or its turn (or retry) came after the
- * latest start this batch allows: time is up, and it says so.
+ * A deferred item either met a long wait (more than Max Inline Wait: the API's, or a turn the
+ * scope's pacing set past the batch's latest start): its scope's later items are deferred to the
+ * same time without calling; or its turn (or retry) came after the latest start this batch allows,
+ * within Max Inline Wait: time is up, and it says so.
  */
 function holdOrStop(run: BatchRun, scope: string, outcome: ItemOutcome, notBeforeMs: number): void {
   const waitMs = notBeforeMs - Date.now();
@@ -94,14 +95,14 @@ function holdFor(run: BatchRun, scope: string, base: string, nowMs: number): Sco
   return ahead.reduce<ScopeHold | null>((latest, h) => (latest === null || h.notBeforeMs > latest.notBeforeMs ? h : latest), null);
 }
 
-/** One item: deferred without calling when time is up or its scope was told to wait; else sent through the batch's one client. */
+/** One item: deferred without calling when time is up or an earlier item of its scope was deferred (told to wait, or paced past the batch); else sent through the batch's one client. */
 async function attemptItem(run: BatchRun, item: BatchItem): Promise<ItemOutcome> {
   const { client } = run;
   const scope = await client.scopeOf(item.url, item.method);
   const nowMs = Date.now();
   const hold = holdFor(run, scope, await client.baseScopeOf(item.url), nowMs);
   if (hold) {
-    return { outcome: "deferred", status: null, data: null, notBeforeMs: hold.notBeforeMs, reason: `Not sent: an earlier item to the same API was told to wait until ${iso(hold.notBeforeMs)}. ${hold.reason}`, attempts: 0 };
+    return { outcome: "deferred", status: null, data: null, notBeforeMs: hold.notBeforeMs, reason: `Not sent: an earlier item to the same API cannot start before ${iso(hold.notBeforeMs)}: ${hold.reason}`, attempts: 0 };
   }
   if (run.timeIsUp || nowMs > run.latestStartMs) {
     run.timeIsUp = true;

@@ -154,9 +154,24 @@ describe("Send Batch: the API's answers", () => {
     expect(deferred).toHaveLength(30 - 3);
     for (const r of deferred) expect(Date.parse(r.notBefore!)).toBeGreaterThan(Date.now() + 3500_000);
     expect(deferred.filter((r) => r.attempts === 0).length).toBeGreaterThanOrEqual(30 - 3 - 4);
-    expect(deferred.find((r) => r.attempts === 0)!.reason).toMatch(/^Not sent: an earlier item to the same API was told to wait until/);
+    expect(deferred.find((r) => r.attempts === 0)!.reason).toMatch(/^Not sent: an earlier item to the same API cannot start before \S+: The server asks for 3600 s/);
     expect(out.data.results.filter((_, i) => i % 4 === 3).every((r) => r.outcome === "success")).toBe(true);
     expect(out.data.deferred).toHaveLength(27);
+  });
+
+  it("a turn paced past the batch (a spent hourly window, no 429) defers the scope's later items without saying the API told a wait", async () => {
+    const resetS = Math.ceil(Date.now() / 1000) + 3600;
+    const server = await scripted([{ status: 200, headers: { "x-ratelimit-limit": "1", "x-ratelimit-remaining": "0", "x-ratelimit-reset": String(resetS) }, body: {} }]);
+    const requests = ["a", "b", "c"].map((id) => ({ id, url: `${server.url}/hourly/${id}` }));
+    const out = await sendBatchStep({ requests, concurrency: "1" });
+    expect(server.calls).toHaveLength(1);
+    expect(out.data.results.map((r) => r.outcome)).toEqual(["success", "deferred", "deferred"]);
+    const [, paced, held] = out.data.results;
+    expect(Date.parse(paced!.notBefore!)).toBeGreaterThanOrEqual(resetS * 1000);
+    expect(held!.notBefore).toBe(paced!.notBefore);
+    expect(paced!.reason).toMatch(/^The scope's pacing gives its next turn after this request's latest start/i);
+    expect(held!.reason).toMatch(/^Not sent: an earlier item to the same API cannot start before /);
+    for (const r of [paced!, held!]) expect(r.reason).not.toMatch(/told to wait/);
   });
 
   it("parks items with a real future notBefore: Take Parked Items gives nothing now, all of them after it, then nothing", async () => {

@@ -333,6 +333,14 @@ export function latestPacedStartMs(request: ClaimRequest): number {
   return typeof pacedMs === "number" && pacedMs > request.latestStartMs ? pacedMs : request.latestStartMs;
 }
 
+/**
+ * A turn the scope's own pacing set past the request's latest start: said so first, as the user
+ * reads it in a deferred result. earliestStart's reason alone names the last rule it applied,
+ * relative to the time that rule started from ("own log: room in the last window" for a turn an
+ * hour away), and Send Batch read such a deferral as a wait the API told.
+ */
+export const PACED_PAST_LATEST_WHY = "the scope's pacing gives its next turn after this request's latest start";
+
 function claimNext(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
   const nowMs = clampTime(request.nowMs);
   state.updatedAtMs = nowMs;
@@ -370,7 +378,7 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
   const earliest = earliestStart(state, floorMs, units, draw);
   if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
-  if (earliest.atMs > latestPacedStartMs(request)) return defer(earliest.atMs, earliest.why);
+  if (earliest.atMs > latestPacedStartMs(request)) return defer(earliest.atMs, `${PACED_PAST_LATEST_WHY} (${earliest.why})`);
   const lessonOut = heldByLessonOut(state, nowMs, earliest.atMs);
   if (lessonOut) return { state, result: lessonOut };
   const full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs);

@@ -912,7 +912,8 @@ local function claimInPlace(state, request, options)
   if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
-  if earliest.atMs > request.latestPacedStartMs then return defer(earliest.atMs, earliest.why) end
+  -- claim.ts PACED_PAST_LATEST_WHY: a paced turn past the latest start says so first.
+  if earliest.atMs > request.latestPacedStartMs then return defer(earliest.atMs, "the scope's pacing gives its next turn after this request's latest start (" .. earliest.why .. ")") end
   local lessonOut = heldByLessonOut(state, nowMs, earliest.atMs)
   if lessonOut then return lessonOut end
   local full = heldByBucketSize(state, nowMs, earliest.atMs, options.leaseMs)
