@@ -1901,6 +1901,31 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that units come back a fraction at a time behind a shown window add up across readings to a bucket, and that a pair that cannot tell starts the sum afresh", async () => {
+    const both = new SideBySide(raw, server.url, "shown-sum:", T0);
+    try {
+      const interval = (left: number, resetAtMs?: number): ObservedBudget => shown({ remaining: left, limit: 40, windowMs: 3000, ...(resetAtMs ? { resetAtMs } : {}) });
+      // Each reading 50 ms after the last, one claim between: a bucket of 40 per 3 s gives two thirds of a unit back.
+      const step = async (scope: string, sentAtMs: number, left: number, resetAtMs?: number): Promise<void> => {
+        both.nowMs = sentAtMs;
+        const claimed = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        both.nowMs = sentAtMs + 50;
+        await both.observe(scope, answer(seqOf(claimed), sentAtMs, "ok", interval(left, resetAtMs)));
+      };
+      const left = await probeThenBurst(both, "api|sum", interval, 40, 20, 50);
+      for (let k = 1; k <= 3; k++) await step("api|sum", T0 + 100 + 50 * k, left - k + Math.floor((50 * k * 40) / 3000));
+      expect(both.memory.snapshot().get("api|sum")?.refill).toBe("bucket");
+      const before = await probeThenBurst(both, "api|afresh", interval, 40, 20, 50);
+      await step("api|afresh", T0 + 200, before);
+      await step("api|afresh", T0 + 300, before - 1, T0 + 3000);
+      await step("api|afresh", T0 + 400, before - 2);
+      await step("api|afresh", T0 + 500, before - 2);
+      expect(both.memory.snapshot().get("api|afresh")?.refill).toBe("window");
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees on a fixed window not yet told from a concurrency limit: its last unit waits for an answer of its window, a count back down infers the limit, one holding more than ours rules it out, and grants ahead are claimed again", async () => {
     const both = new SideBySide(raw, server.url, "fixed-untold:", T0);
     try {

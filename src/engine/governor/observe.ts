@@ -8,7 +8,7 @@ import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unitsClaimedBetween, unreflectedUnits } from "./model";
-import { inferWindow, learnRefillBehindShownWindow, trimWindow } from "./sliding";
+import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, refillTestedBehindShownWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
@@ -330,12 +330,6 @@ function fixedResetMoved(state: GovernorState, previous: Anchor, sentAtMs: numbe
   return sentAtMs < previous.resetAtMs - RESET_DRIFT_MARGIN_MS;
 }
 
-/** Starts the refill count at sinceMs (0: not counting). */
-function countRefillFrom(state: GovernorState, sinceMs: number): void {
-  state.refillSinceMs = sinceMs;
-  state.refillSeenUnits = 0;
-}
-
 /**
  * A bucket whose rate is an estimate (documented for its size, or bounded from resets rounded to
  * whole seconds) is shortened where its own count proves it refills faster. Across a run of readings
@@ -348,6 +342,8 @@ function countRefillFrom(state: GovernorState, sinceMs: number): void {
  */
 function learnBucketRefill(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const { limit, windowMs } = state;
+  // A window shown with no reset counts its own refill (sliding.ts learnRefillBehindShownWindow).
+  if (refillTestedBehindShownWindow(state)) return;
   if (!bucketRateEstimated(state) || limit === null || windowMs === null || observation.seq <= previous.seq) return countRefillFrom(state, 0);
   if (remaining >= limit) return countRefillFrom(state, observation.sentAtMs);
   if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) countRefillFrom(state, previous.atMs);

@@ -83,34 +83,61 @@ export function trimWindow(state: GovernorState, observation: Observation, remai
   state.windowMs = boundMs;
 }
 
+/** Starts the refill count at sinceMs (0: not counting). */
+export function countRefillFrom(state: GovernorState, sinceMs: number): void {
+  state.refillSinceMs = sinceMs;
+  state.refillSeenUnits = 0;
+}
+
 /** A count come back by this many units more than our own units leaving explain is a refill, not a floor's rounding. */
 const REFILL_PROOF_UNITS = 2;
+
+/** Whether the state is a window shown with no reset, whose refill learnRefillBehindShownWindow tests (and counts in refillSeenUnits). */
+export function refillTestedBehindShownWindow(state: Pick<GovernorState, "refill" | "windowSource">): boolean {
+  return state.refill === "window" && state.windowSource === "shown";
+}
+
+/** Units the count came back by between two readings beyond our units leaving explain, or null where the pair cannot tell. */
+function cameBackBetween(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): number | null {
+  const { limit, windowMs } = state;
+  if (limit === null || windowMs === null || state.othersPerMs > 0 || state.reserveUnits > 0) return null;
+  if (observation.kind !== "ok" || observation.seq <= previous.seq || previous.resetAtMs > 0 || (observation.budget?.resetAtMs ?? null) !== null) return null;
+  const held = heldSlots(state, previous, true);
+  if (held.ownUnits < limit - previous.remaining) return null;
+  if (held.last >= held.first && state.slots[held.first]![0] <= previous.atMs - windowMs) return null;
+  let leftUnits = 0;
+  for (let i = held.first; i <= held.last; i++) if (state.slots[i]![0] + windowMs <= observation.sentAtMs) leftUnits += state.slots[i]![2];
+  const claimedBetween = unitsClaimedBetween(state, previous.seq, observation.seq);
+  // Not a fixed window's reset between the two: that gives the whole limit back at once, less only
+  // what we sent since.
+  if (remaining >= limit - claimedBetween - 1) return null;
+  return remaining - (previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits);
+}
 
 /**
  * A window whose length is shown with no reset (HubSpot's X-HubSpot-RateLimit-Interval-Milliseconds,
  * a rolling window: https://developers.hubspot.com/docs/api/usage-details) gives a
- * unit back only when one it counted leaves, a window after it was spent. Where every unit the
- * earlier reading counted was ours, sent within the window before it, nothing but our own units can
+ * unit back only when one it counted leaves, a window after it was spent. Where every unit a
+ * reading counted was ours, sent within the window before it, nothing but our own units can
  * leave, and others spending only lower the count: one come back by more than ours that left is a
  * bucket refilling as it goes, at the limit per interval shown. Read as a rolling window, a token
  * bucket of 100 per 2 s behind those headers waited for each unit to leave: 1.22 x ideal.
+ *
+ * The units come back add up across a run of readings (refillSeenUnits since refillSinceMs), as
+ * learnBucketRefill's do: the shown remainders' floors cancel but for the two ends. Compared two
+ * readings at a time, answers 50 ms apart each showed less than a unit of a bucket of 40 per 3 s
+ * come back, and 4 workers at 20 per s were read as a rolling window and waited a second for units
+ * to leave (1.16 x ideal). A pair that cannot tell starts the count afresh, and no more may come
+ * back than such a bucket refills over the count's span (and a unit for the floors).
  */
 export function learnRefillBehindShownWindow(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): void {
   const { limit, windowMs } = state;
-  if (state.refill !== "window" || state.windowSource !== "shown" || limit === null || windowMs === null || state.othersPerMs > 0 || state.reserveUnits > 0) return;
-  if (observation.kind !== "ok" || observation.seq <= previous.seq || previous.resetAtMs > 0 || (observation.budget?.resetAtMs ?? null) !== null) return;
-  const held = heldSlots(state, previous, true);
-  if (held.ownUnits < limit - previous.remaining) return;
-  if (held.last >= held.first && state.slots[held.first]![0] <= previous.atMs - windowMs) return;
-  let leftUnits = 0;
-  for (let i = held.first; i <= held.last; i++) if (state.slots[i]![0] + windowMs <= observation.sentAtMs) leftUnits += state.slots[i]![2];
-  const claimedBetween = unitsClaimedBetween(state, previous.seq, observation.seq);
-  const expected = previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits;
-  // Not a fixed window's reset between the two: that gives the whole limit back at once, less only
-  // what we sent since. Nor more than such a bucket refills between the two sends (and a unit for
-  // the floors).
-  if (remaining >= limit - claimedBetween - 1) return;
-  const refillAtMostUnits = (limit * Math.max(0, observation.sentAtMs - previous.atMs)) / windowMs + 1;
-  const cameBackUnits = remaining - expected;
-  if (cameBackUnits >= REFILL_PROOF_UNITS && cameBackUnits <= refillAtMostUnits) state.refill = "bucket";
+  if (!refillTestedBehindShownWindow(state) || limit === null || windowMs === null) return;
+  const cameBackUnits = cameBackBetween(state, previous, observation, remaining, lateUnits);
+  if (cameBackUnits === null) return countRefillFrom(state, 0);
+  if (state.refillSinceMs === 0 || state.refillSinceMs > previous.atMs) countRefillFrom(state, previous.atMs);
+  state.refillSeenUnits += cameBackUnits;
+  if (Math.abs(state.refillSeenUnits) > MAX_FIGURE) return countRefillFrom(state, 0);
+  const refillAtMostUnits = (limit * Math.max(0, observation.sentAtMs - state.refillSinceMs)) / windowMs + 1;
+  if (state.refillSeenUnits >= REFILL_PROOF_UNITS && state.refillSeenUnits <= refillAtMostUnits) state.refill = "bucket";
 }

@@ -140,9 +140,10 @@ export interface GovernorState {
   /** Whether the budget is a concurrency limit (then inFlightCap holds it and no window paces). */
   concurrency: Concurrency;
   /**
-   * A bucket's refill as its own count showed it: the units the count came back by, beyond our
-   * claims, since refillSinceMs (0: not counting). A rate this proves faster than the one estimated
-   * shortens the window.
+   * A refill as the scope's own count showed it: the units the count came back by, beyond our
+   * claims (and, behind a window shown with no reset, beyond our units leaving it), since
+   * refillSinceMs (0: not counting). A rate this proves faster than the one estimated shortens the
+   * window; a shown window whose count comes back faster than its units leave is a bucket.
    */
   refillSinceMs: number;
   refillSeenUnits: number;

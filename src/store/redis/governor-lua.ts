@@ -1259,6 +1259,8 @@ end
 -- observe.ts learnBucketRefill: an estimated bucket rate is shortened where its own count proves it faster.
 local function learnBucketRefill(state, previous, observation, remaining, lateUnits)
   local limit, windowMs = state.limit, state.windowMs
+  -- observe.ts: a window shown with no reset counts its own refill (learnRefillBehindShownWindow).
+  if state.refill == "window" and state.windowSource == "shown" then return end
   if state.refill ~= "bucket" or state.windowSource ~= "inferred" or limit == nil or windowMs == nil or observation.seq <= previous.seq then
     return countRefillFrom(state, 0)
   end
@@ -1375,29 +1377,41 @@ local function startedWith(state, sentAtMs)
   return claims
 end
 
--- sliding.ts learnRefillBehindShownWindow: a window shown with no reset (HubSpot's interval) whose
--- count came back by more than our own units leaving it, where every unit the earlier reading counted
--- was ours: a bucket refilling at the limit per interval. Not a fixed window's reset (the count back
--- to the limit less what we sent since), nor more than such a bucket refills between the two sends.
+-- sliding.ts cameBackBetween: units the count came back by between two readings beyond our units
+-- leaving the shown window explain, or nil where the pair cannot tell (others in the count, a reset
+-- shown, a throttle, units counted from before the window, a fixed window's reset between the two).
 local REFILL_PROOF_UNITS = 2
-local function learnRefillBehindShownWindow(state, previous, observation, remaining, lateUnits)
+local function cameBackBetween(state, previous, observation, remaining, lateUnits)
   local limit, windowMs = state.limit, state.windowMs
-  if state.refill ~= "window" or state.windowSource ~= "shown" or limit == nil or windowMs == nil or state.othersPerMs > 0 or state.reserveUnits > 0 then return end
-  if observation.kind ~= "ok" or observation.seq <= previous.seq or previous.resetAtMs > 0 then return end
-  if observation.budget and observation.budget.resetAtMs ~= nil then return end
+  if limit == nil or windowMs == nil or state.othersPerMs > 0 or state.reserveUnits > 0 then return nil end
+  if observation.kind ~= "ok" or observation.seq <= previous.seq or previous.resetAtMs > 0 then return nil end
+  if observation.budget and observation.budget.resetAtMs ~= nil then return nil end
   local first, last, ownUnits = heldSlots(state, previous, true)
-  if ownUnits < limit - previous.remaining then return end
-  if last > 0 and first <= last and state.slots[first][1] <= previous.atMs - windowMs then return end
+  if ownUnits < limit - previous.remaining then return nil end
+  if last > 0 and first <= last and state.slots[first][1] <= previous.atMs - windowMs then return nil end
   local leftUnits = 0
   for i = first, last do
     if state.slots[i][1] + windowMs <= observation.sentAtMs then leftUnits = leftUnits + state.slots[i][3] end
   end
   local claimedBetween = unitsClaimedBetween(state, previous.seq, observation.seq)
-  local expected = previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits
-  if remaining >= limit - claimedBetween - 1 then return end
-  local refillAtMostUnits = (limit * math.max(0, observation.sentAtMs - previous.atMs)) / windowMs + 1
-  local cameBackUnits = remaining - expected
-  if cameBackUnits >= REFILL_PROOF_UNITS and cameBackUnits <= refillAtMostUnits then state.refill = "bucket" end
+  if remaining >= limit - claimedBetween - 1 then return nil end
+  return remaining - (previous.remaining - (previous.lateUnits - lateUnits + claimedBetween) + leftUnits)
+end
+
+-- sliding.ts learnRefillBehindShownWindow: a window shown with no reset (HubSpot's interval) whose
+-- count comes back by more than our own units leaving it, added up across a run of readings
+-- (refillSeenUnits since refillSinceMs), is a bucket refilling at the limit per interval; never more
+-- than such a bucket refills over the count's span (and a unit for the floors).
+local function learnRefillBehindShownWindow(state, previous, observation, remaining, lateUnits)
+  local limit, windowMs = state.limit, state.windowMs
+  if state.refill ~= "window" or state.windowSource ~= "shown" or limit == nil or windowMs == nil then return end
+  local cameBackUnits = cameBackBetween(state, previous, observation, remaining, lateUnits)
+  if cameBackUnits == nil then return countRefillFrom(state, 0) end
+  if state.refillSinceMs == 0 or state.refillSinceMs > previous.atMs then countRefillFrom(state, previous.atMs) end
+  state.refillSeenUnits = state.refillSeenUnits + cameBackUnits
+  if math.abs(state.refillSeenUnits) > MAX_FIGURE then return countRefillFrom(state, 0) end
+  local refillAtMostUnits = (limit * math.max(0, observation.sentAtMs - state.refillSinceMs)) / windowMs + 1
+  if state.refillSeenUnits >= REFILL_PROOF_UNITS and state.refillSeenUnits <= refillAtMostUnits then state.refill = "bucket" end
 end
 
 local function applyAnchor(state, observation, budget, leaseMs)

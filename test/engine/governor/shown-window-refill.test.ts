@@ -58,4 +58,47 @@ describe("a window shown with no reset", () => {
     scope.answer(next, T0 + 10_110, reading(left - 1 + 31));
     expect(scope.state.refill).toBe("window");
   });
+
+  it("whose count came back less than a unit between each two readings, but units in all, is a bucket all the same", () => {
+    // A bucket of 40 per 3 s (13.3 per s) answering 50 ms apart: each reading shows at most one unit
+    // back beyond our one claim, and two readings never prove a refill; their sum does.
+    const limit = 40;
+    const intervalMs = 3000;
+    const at = (remaining: number) => ({ budget: shown({ limit, remaining, windowMs: intervalMs }) });
+    const scope = Scope.afterReading(T0 + 50, at(limit - 1).budget);
+    const burst = Array.from({ length: 20 }, () => scope.go(T0 + 50));
+    let count = limit - 1;
+    for (const go of burst) scope.answer(go, T0 + 100, at(--count));
+    const refills: string[] = [];
+    for (let k = 1; k <= 8; k++) {
+      const sentAtMs = T0 + 100 + 50 * k;
+      const go = scope.go(sentAtMs);
+      expect(go.atMs).toBe(sentAtMs);
+      scope.answer(go, sentAtMs + 50, at(count - k + Math.floor((50 * k * limit) / intervalMs)));
+      refills.push(scope.state.refill);
+    }
+    // Units back beyond ours after k readings: floor(2k / 3), 2 at the third.
+    expect(refills).toEqual(["window", "window", "bucket", "bucket", "bucket", "bucket", "bucket", "bucket"]);
+    expect(scope.state).toMatchObject({ refill: "bucket", windowSource: "shown", windowMs: intervalMs });
+  });
+
+  it("counts afresh after a pair that cannot tell: units back across it prove nothing", () => {
+    const limit = 40;
+    const intervalMs = 3000;
+    const at = (remaining: number, resetAtMs?: number) => ({ budget: shown({ limit, remaining, windowMs: intervalMs, ...(resetAtMs ? { resetAtMs } : {}) }) });
+    const scope = Scope.afterReading(T0 + 50, at(limit - 1).budget);
+    const burst = Array.from({ length: 20 }, () => scope.go(T0 + 50));
+    let count = limit - 1;
+    for (const go of burst) scope.answer(go, T0 + 100, at(--count));
+    // One unit back beyond ours, then a reading with a reset (it cannot tell), then one more back.
+    const first = scope.go(T0 + 200);
+    scope.answer(first, T0 + 250, at(count));
+    const withReset = scope.go(T0 + 300);
+    scope.answer(withReset, T0 + 350, at(count - 1, T0 + 3000));
+    const between = scope.go(T0 + 400);
+    scope.answer(between, T0 + 450, at(count - 2));
+    const last = scope.go(T0 + 500);
+    scope.answer(last, T0 + 550, at(count - 2));
+    expect(scope.state.refill).toBe("window");
+  });
 });
