@@ -2022,6 +2022,25 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that others' share of a bucket leaves a full bucket a request's unit, however large the reserve grew", async () => {
+    const both = new SideBySide(raw, server.url, "reserve-bound:", T0);
+    try {
+      const seed = await both.claim("api", { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 100;
+      await both.observe("api", answer(seqOf(seed), T0, "ok", { remaining: 0, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: null, unitsPerRequest: null }));
+      const base = roundTrip(both.memory.snapshot().get("api")) as Record<string, unknown>;
+      // A bucket of 1 per 1,567 ms read empty at T0, 2.7 units reserved for others (a lesson lowered the limit under it).
+      const lowered = { ...base, refill: "bucket", limit: 1, windowMs: 1567, windowSource: "inferred", concurrency: "ruled-out", reserveUnits: 2.7, othersPerMs: 0.0117 };
+      expect(both.memory.load({ "api|lowered": lowered })).toEqual([]);
+      await raw.set(both.redis.keyOf("api|lowered"), JSON.stringify(lowered));
+      both.nowMs = T0 + 10 * 1567;
+      const result = await both.claim("api|lowered", { latestStartMs: Number.POSITIVE_INFINITY });
+      expect(result).toMatchObject({ kind: "go", atMs: T0 + 10 * 1567 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("reads a state written elsewhere as readState does: defaults, rounding, order, and malformed ones start afresh", async () => {
     const both = new SideBySide(raw, server.url, "read:", T0);
     try {

@@ -48,11 +48,11 @@ function contenders(state: GovernorState): number {
 /**
  * What is left for us of `available`: others spending this budget unseen (executions that load
  * the same stale state, other apps on the key) took up to one round trip of their spending since
- * the reading, and the reserve that collisions taught stays theirs.
+ * the reading, and the reserve that collisions taught stays theirs; at most takenAtMostUnits of it.
  */
-function afterOthers(state: GovernorState, anchor: Anchor, fromMs: number, available: number): number {
+function afterOthers(state: GovernorState, anchor: Anchor, fromMs: number, available: number, takenAtMostUnits = Number.POSITIVE_INFINITY): number {
   const spentByOthers = state.othersPerMs > 0 ? Math.min(state.othersPerMs * Math.max(0, fromMs - anchor.atMs), contenders(state)) : 0;
-  return available - Math.max(spentByOthers, state.reserveUnits);
+  return available - Math.min(takenAtMostUnits, Math.max(spentByOthers, state.reserveUnits));
 }
 
 /** When a bucket refilling perMs would be full again: from the reading, pushed on by each claim the reading does not include (GCRA's theoretical arrival time). */
@@ -75,7 +75,12 @@ function fromBucket(state: GovernorState, anchor: Anchor, fromMs: number, units:
   const perMs = limit / windowMs;
   const fullAtMs = bucketFullAtMs(state, anchor, limit, perMs);
   const tokens = Math.min(limit, limit - (fullAtMs - fromMs) * perMs);
-  const left = afterOthers(state, anchor, fromMs, tokens);
+  // Others take no more than a full bucket leaves us a request's units of: a reserve taught while
+  // the limit read higher, kept when a later lesson lowered it (a reserve of 2.7 units, a bucket of
+  // 1 per 1.6 s across cross-flow executions), left less than a request even when full, and each
+  // claim laid its start that far beyond its own time: asked again and again, every request waited
+  // out its 10 minutes and was deferred.
+  const left = afterOthers(state, anchor, fromMs, tokens, Math.max(0, limit - units));
   if (left >= units) return fromMs;
   return Math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw));
 }

@@ -335,10 +335,13 @@ local function contenders(state)
   return math.max(state.othersPerMs * math.max(1, state.rttMs), state.reserveUnits)
 end
 
-local function afterOthers(state, anchor, fromMs, available)
+-- model.ts afterOthers: others take at most takenAtMostUnits (nil: no bound).
+local function afterOthers(state, anchor, fromMs, available, takenAtMostUnits)
   local spentByOthers = 0
   if state.othersPerMs > 0 then spentByOthers = math.min(state.othersPerMs * math.max(0, fromMs - anchor.atMs), contenders(state)) end
-  return available - math.max(spentByOthers, state.reserveUnits)
+  local taken = math.max(spentByOthers, state.reserveUnits)
+  if takenAtMostUnits ~= nil then taken = math.min(takenAtMostUnits, taken) end
+  return available - taken
 end
 
 local function spreadMs(state, draw)
@@ -362,7 +365,8 @@ local function fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
   local perMs = limit / windowMs
   local fullAtMs = bucketFullAtMs(state, anchor, limit, perMs)
   local tokens = math.min(limit, limit - (fullAtMs - fromMs) * perMs)
-  local left = afterOthers(state, anchor, fromMs, tokens)
+  -- model.ts fromBucket: others take no more than a full bucket leaves us a request's units of.
+  local left = afterOthers(state, anchor, fromMs, tokens, math.max(0, limit - units))
   if left >= units then return fromMs end
   return math.ceil(fromMs + (units - left) / perMs + spreadMs(state, draw))
 end
