@@ -307,7 +307,7 @@ export type ParsedRequest = ReturnType<typeof parseRequest>;
 // sends requests (Send Request now, Send Batch next), so they mean the same thing everywhere.
 
 const TIMEOUT: NumberSpec = { label: "Timeout (seconds)", fallback: 30, min: 0.1, max: 900 };
-const MAX_ATTEMPTS: NumberSpec = { label: "Max Attempts", fallback: 5, min: 1, max: 20 };
+const MAX_ATTEMPTS: NumberSpec = { label: "Max Attempts", fallback: DEFAULT_POLICY.maxAttempts, min: 1, max: 20 };
 const MAX_INLINE_WAIT: NumberSpec = { label: "Max Inline Wait (seconds)", fallback: DEFAULT_POLICY.maxInlineWaitMs / 1000, min: 0, max: 840 };
 const MAX_TOTAL: NumberSpec = { label: "Max Total (seconds)", fallback: DEFAULT_POLICY.maxTotalMs / 1000, min: 1, max: 900 };
 const BACKOFF_BASE: NumberSpec = { label: "Backoff Base (seconds)", fallback: 0.5, min: 0.001, max: 600 };
@@ -341,7 +341,7 @@ export const policyInputs = {
     "How long to wait for each attempt's answer (per attempt; the whole step is limited by Max Total). Decimals are allowed, e.g. 2.5. A read that times out is retried; a POST or PATCH only with an Idempotency Key.",
     "30",
   ),
-  maxAttempts: wholeInput(MAX_ATTEMPTS, "Calls this step may make, the first one included (1 to 20).", "5"),
+  maxAttempts: wholeInput(MAX_ATTEMPTS, "Calls this step may make, the first one included (1 to 20).", String(DEFAULT_POLICY.maxAttempts)),
   maxInlineWaitSeconds: secondsInput(
     MAX_INLINE_WAIT,
     "The longest wait the API imposes (a Retry-After, a backoff after its throttles) that this step sleeps through before calling again. When the API asks for a longer wait, On Long Wait decides what happens. A turn the governor paces (the budget spent by the requests ahead) waits up to Max Total instead. Never past Prismatic's 15-minute execution limit.",

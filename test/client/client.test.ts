@@ -115,7 +115,7 @@ describe("createThrottleClient against a loopback server", () => {
     const bare429 = { status: 429, body: { error: "slow down" } };
     server = await startServer([bare429, bare429, bare429, bare429, { status: 503, body: { error: "unavailable" } }]);
     const clock = virtualClock();
-    const client = createThrottleClient({ baseUrl: server.url, clock, store: createMemoryStore({ clock }), onLongWait: "defer" });
+    const client = createThrottleClient({ baseUrl: server.url, clock, store: createMemoryStore({ clock }), onLongWait: "defer", policy: { maxAttempts: 5 } });
     const result = await client.request({ method: "POST", url: "/items", data: { name: "a" }, idempotencyKey: "job-1" });
     expect(server.calls).toHaveLength(5);
     expect(result.attempts.map((attempt) => attempt.status)).toEqual([429, 429, 429, 429, 503]);

@@ -152,10 +152,10 @@ describe("plan: what is never retried, and hard caps", () => {
   });
 
   it("a throttle with no wait named that runs out of attempts carries the backoff's notBefore to resume from; a 503 does not", () => {
-    const history = { attempts: DEFAULT_POLICY.maxAttempts, firstAttemptAtMs: NOW_MS };
-    const policy = { ...DEFAULT_POLICY, jitter: "none" as const };
+    const history = { attempts: 5, firstAttemptAtMs: NOW_MS };
+    const policy = { ...DEFAULT_POLICY, maxAttempts: 5, jitter: "none" as const };
     const throttled = plan(verdictFor(429), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
-    expect(throttled).toMatchObject({ decision: "fail", notBefore: new Date(NOW_MS + 500 * 2 ** (DEFAULT_POLICY.maxAttempts - 1)).toISOString() });
+    expect(throttled).toMatchObject({ decision: "fail", notBefore: new Date(NOW_MS + 500 * 2 ** (5 - 1)).toISOString() });
     expect(throttled.reason).toMatch(/^No attempt left after 5 attempt\(s\) \(maxAttempts 5\); resume at /);
     const failed = plan(verdictFor(503), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
     expect(failed).toMatchObject({ decision: "fail", notBefore: null });
@@ -163,8 +163,8 @@ describe("plan: what is never retried, and hard caps", () => {
   });
 
   it("a 503 that ends attempts a rate limit took before it resumes as the throttle would; a 400 after them is given up", () => {
-    const history = { attempts: DEFAULT_POLICY.maxAttempts, firstAttemptAtMs: NOW_MS, throttledAttempts: DEFAULT_POLICY.maxAttempts - 1, method: "POST" };
-    const policy = { ...DEFAULT_POLICY, jitter: "none" as const };
+    const history = { attempts: 5, firstAttemptAtMs: NOW_MS, throttledAttempts: 4, method: "POST" };
+    const policy = { ...DEFAULT_POLICY, maxAttempts: 5, jitter: "none" as const };
     const afterThrottles = plan(verdictFor(503), history, policy, { nowMs: NOW_MS, random: () => 0.5 });
     expect(afterThrottles).toMatchObject({ decision: "fail" });
     expect(afterThrottles.decision === "fail" && afterThrottles.notBefore !== null && Date.parse(afterThrottles.notBefore) > NOW_MS).toBe(true);
