@@ -56,6 +56,19 @@ describe("fuzz targets (seeded, a few thousand inputs each)", () => {
     expect(result.examples.join("\n")).toMatch(/before the floor/);
   });
 
+  it("the governor target catches a governor that keeps an idle scope waiting", () => {
+    // After a long idle, a claim told to wait again a second later, for ever (as a reserve for
+    // others above the limit once did: model.ts fromBucket); every other claim as the real one.
+    const starving: typeof claim = (state, request, options) => {
+      const next = claim(state, request, options);
+      if (request.nowMs < state.updatedAtMs + 5 * 60_000) return next;
+      return { state: next.state, result: { kind: "wait", untilMs: request.nowMs + 1000, why: "starved" } };
+    };
+    const result = runGovernorFuzz(3, 1000, { claim: starving, observe });
+    expect(result.violations).toBeGreaterThan(20);
+    expect(result.examples.join("\n")).toMatch(/after 10 idle minutes .* a claim got \{"kind":"wait"/);
+  });
+
   it("isClean fails a run with a throw, a violation or a wait below a server wait", () => {
     const clean = { inputs: 1, throws: 0, violations: 0, examples: [] };
     expect(isClean(clean)).toBe(true);

@@ -10,7 +10,8 @@
  * notBeforeMs is past the latest start; notBeforeMs never goes down; a throttle's wait from the
  * server is a floor; every stored instant is a whole ms within the Date range (ECMA-262
  * §21.4.1.1); at most MAX_SLOTS slots; and the state reads back unchanged through JSON and
- * readState (what a store writes, the next execution can load).
+ * readState (what a store writes, the next execution can load); and, at the end, a scope left alone
+ * for ten minutes grants a plain claim within two of its windows (idleClaimProblems).
  */
 import { claim, emptyState, holdUntil, MAX_SLOTS, observe, readState, release, type GovernorOptions, type GovernorState, type Observation, type ObservedBudget } from "../../../engine/governor";
 import { MAX_EPOCH_MS } from "../../../engine/time";
@@ -216,8 +217,36 @@ function runSequence(gen: Gen, tally: Tally, label: { seed: number; input: numbe
       if (broken.length > 0) return [`step ${i + 1} ${printable(step.what)}: ${broken.join("; ")}`];
       state = next;
     }
-    return [];
+    return idleClaimProblems(state, clock.nowMs, options, ops);
   });
+}
+
+/** Longer than any lease the fuzz draws (60 s), and than the windows idleClaimProblems checks. */
+const IDLE_MS = 10 * 60_000;
+const IDLE_WINDOW_MAX_MS = 60_000;
+
+/**
+ * Liveness: a scope left alone for ten minutes, whose window is a minute or less and whose hold has
+ * ended, grants a plain claim (a unit or less) within two windows of it. A reserve for others above the limit once
+ * answered every claim with a start one reserve beyond its own time, and its requests waited out
+ * their deadline (model.ts fromBucket).
+ */
+function idleClaimProblems(state: GovernorState, lastNowMs: number, options: GovernorOptions, ops: GovernorOps): string[] {
+  const nowMs = lastNowMs + IDLE_MS;
+  const windowMs = state.windowMs ?? 0;
+  if (windowMs > IDLE_WINDOW_MAX_MS || state.notBeforeMs > nowMs || state.unitsPerRequest > 1 || nowMs > MAX_EPOCH_MS - IDLE_MS) return [];
+  // Nor one whose limit is below a request's units, or whose log holds claims larger than the limit
+  // (a debt the bucket pays back at its rate, as GCRA does): no idle time is owed to make room.
+  const limit = state.limit ?? Number.POSITIVE_INFINITY;
+  if (limit < 1 || state.slots.some(([, , units]) => units > limit) || (state.anchor?.lateUnits ?? 0) > limit) return [];
+  // Only a state whose instants are all behind it (an absurd clock in the sequence lays starts, leases and readings far ahead).
+  const instants = [state.lastGrantMs, state.windowStartMs, state.updatedAtMs, ...state.slots.map(([atMs]) => atMs), ...state.inFlight.map(([, untilMs]) => untilMs)];
+  if (state.anchor) instants.push(state.anchor.atMs, state.anchor.resetAtMs);
+  if (state.probe) instants.push(state.probe.untilMs);
+  if (instants.some((ms) => ms > lastNowMs)) return [];
+  const { result } = ops.claim(state, { nowMs, latestStartMs: Number.POSITIVE_INFINITY }, options);
+  if (result.kind === "go" && result.atMs <= nowMs + 2 * windowMs) return [];
+  return [`after ${IDLE_MS / 60_000} idle minutes (window ${windowMs} ms, limit ${state.limit}, reserve ${state.reserveUnits}) a claim got ${printable(result)}`];
 }
 
 /** The governor's operations under test; a test hands in a broken one to show the target can fail. */
