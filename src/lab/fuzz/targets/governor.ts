@@ -74,8 +74,8 @@ interface Step {
 }
 
 /** Everything a stored state must be, checked on the state and on its JSON round trip. */
-export function stateProblems(state: GovernorState): string[] {
-  const broken: string[] = [];
+/** Every instant a state stores, by name. */
+function storedInstants(state: GovernorState): Array<[string, number]> {
   const times: Array<[string, number]> = [
     ["lastGrantMs", state.lastGrantMs],
     ["notBeforeMs", state.notBeforeMs],
@@ -86,6 +86,12 @@ export function stateProblems(state: GovernorState): string[] {
   ];
   if (state.anchor) times.push(["anchor.atMs", state.anchor.atMs], ["anchor.resetAtMs", state.anchor.resetAtMs]);
   if (state.probe) times.push(["probe.atMs", state.probe.atMs], ["probe.untilMs", state.probe.untilMs]);
+  return times;
+}
+
+export function stateProblems(state: GovernorState): string[] {
+  const broken: string[] = [];
+  const times = storedInstants(state);
   for (const [name, ms] of times) if (!Number.isInteger(ms) || ms < 0 || ms > MAX_EPOCH_MS) broken.push(`${name} ${ms} is not a whole ms within the Date range`);
   if (state.slots.length > MAX_SLOTS) broken.push(`${state.slots.length} slots, more than ${MAX_SLOTS}`);
   const read = readState(JSON.parse(JSON.stringify(state)));
@@ -239,11 +245,9 @@ function idleClaimProblems(state: GovernorState, lastNowMs: number, options: Gov
   // (a debt the bucket pays back at its rate, as GCRA does): no idle time is owed to make room.
   const limit = state.limit ?? Number.POSITIVE_INFINITY;
   if (limit < 1 || state.slots.some(([, , units]) => units > limit) || (state.anchor?.lateUnits ?? 0) > limit) return [];
-  // Only a state whose instants are all behind it (an absurd clock in the sequence lays starts, leases and readings far ahead).
-  const instants = [state.lastGrantMs, state.windowStartMs, state.updatedAtMs, ...state.slots.map(([atMs]) => atMs), ...state.inFlight.map(([, untilMs]) => untilMs)];
-  if (state.anchor) instants.push(state.anchor.atMs, state.anchor.resetAtMs);
-  if (state.probe) instants.push(state.probe.untilMs);
-  if (instants.some((ms) => ms > lastNowMs)) return [];
+  // Only a state whose instants are all behind it (an absurd clock in the sequence lays starts, leases and readings far ahead);
+  // its hold is checked above, against the idle claim's own time.
+  if (storedInstants(state).some(([name, ms]) => name !== "notBeforeMs" && ms > lastNowMs)) return [];
   const { result } = ops.claim(state, { nowMs, latestStartMs: Number.POSITIVE_INFINITY }, options);
   if (result.kind === "go" && result.atMs <= nowMs + 2 * windowMs) return [];
   return [`after ${IDLE_MS / 60_000} idle minutes (window ${windowMs} ms, limit ${state.limit}, reserve ${state.reserveUnits}) a claim got ${printable(result)}`];
