@@ -1307,6 +1307,49 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(both.memory.snapshot().get(scope)?.windowMs).toBeLessThan(5000);
   });
 
+  it("agrees where a count with no reset comes back in full at a throttle's told wait (a fixed window behind Shopify's header): the turn to a window, its length from the next told reset, and no reserve for that throttle", async () => {
+    const both = new SideBySide(raw, server.url, "countwin:", T0);
+    const scope = "api|countwin";
+    const count = (remaining: number): ObservedBudget => shown({ remaining, limit: 40, restorePerSecond: 2, restoreEstimated: true });
+    const throttled = (seq: number, sentAtMs: number, waitMs: number) => ({ ...answer(seq, sentAtMs, "throttled", count(0)), waitMs, waitFromServer: true });
+    const claimNow = () => both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    /** Claims granted now, sent at their starts, each answered 100 ms later with the count one lower. */
+    const spend = async (units: number, left: number): Promise<void> => {
+      const sent: ClaimResult[] = [];
+      for (let i = 0; i < units; i++) sent.push(await claimNow());
+      const sentAtMs = both.nowMs;
+      both.nowMs += 100;
+      for (const go of sent) await both.observe(scope, answer(seqOf(go), sentAtMs, "ok", count(--left)));
+    };
+    const kinds: string[] = [];
+    try {
+      await both.sendAnswered(scope, 100, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", count(39)));
+      await spend(39, 39);
+      // The estimated rate's next unit, throttled 300 ms before the window's reset.
+      const paced = await claimNow();
+      both.nowMs = Math.max(both.nowMs, paced.kind === "go" ? paced.atMs : both.nowMs) + 100;
+      await both.observe(scope, throttled(seqOf(paced), both.nowMs - 100, 300));
+      const toldResetMs = both.nowMs + 300;
+      // The next start no later than the told wait; its answer shows the count back in full.
+      const first = await claimNow();
+      both.nowMs = Math.max(toldResetMs, first.kind === "go" ? first.atMs : toldResetMs);
+      const firstSentMs = both.nowMs;
+      both.nowMs += 100;
+      await both.observe(scope, answer(seqOf(first), firstSentMs, "ok", count(39)));
+      kinds.push(both.memory.snapshot().get(scope)!.refill);
+      await spend(39, 39);
+      // Spent, length unknown: one request, throttled, tells the next reset a second after the last.
+      const lengthProbe = await claimNow();
+      both.nowMs += 100;
+      await both.observe(scope, throttled(seqOf(lengthProbe), both.nowMs - 100, toldResetMs + 1000 - both.nowMs));
+      for (let i = 0; i < 3; i++) kinds.push((await claimNow()).kind);
+    } finally {
+      await both.close();
+    }
+    expect(kinds).toEqual(["fixed", "go", "go", "go"]);
+    expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "fixed", windowMs: 1000, windowSource: "inferred", reserveUnits: 0 });
+  });
+
   it("agrees where an estimated rate shown only on 429s is probed after two starts it paced, where a probe's 429 takes it back, and where a burst's 429s prove no refill", async () => {
     const both = new SideBySide(raw, server.url, "estimate:", T0);
     const scope = "api|estimate";

@@ -8,12 +8,10 @@ import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { unitsClaimedBetween, unreflectedUnits } from "./model";
+import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
 import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, refillTestedBehindShownWindow, trimWindow } from "./sliding";
-import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
+import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, FULL_REFILL_TOLERANCE, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
-
-/** A reset that brought back all but this share of the limit refills in full (a fixed window). */
-const FULL_REFILL_TOLERANCE = 0.02;
 
 const figureOrNull = (value: number | null): number | null => (isPositive(value) ? value : null);
 
@@ -64,6 +62,8 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
   if (budget.unitsPerRequest !== null) state.unitsPerRequest = budget.unitsPerRequest;
   if (budget.limit !== null) state.limit = budget.limit;
   const bucketWindowMs = budget.restorePerSecond !== null && state.limit !== null ? Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000)) : null;
+  // A count that came back as a window's (count-window.ts) is no bucket at the estimated rate.
+  if (budget.restoreEstimated && state.refill !== "bucket" && state.countResetAtMs > 0) return;
   if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE && budget.restoreEstimated) {
     // A documented rate for the bucket's size is an estimate: a window its own count already proved
     // shorter (learnBucketRefill) stays.
@@ -93,23 +93,6 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
 function holdPolicyWindow(state: GovernorState, policyWindowMs: number | null): void {
   if (policyWindowMs === null || state.refill !== "window" || state.windowSource === "shown" || state.windowMs === null) return;
   state.windowMs = policyWindowMs;
-}
-
-/** How far from a whole number of seconds a distance between two resets is still read as one: the Date's drift. */
-const SNAP_MS = RESET_DRIFT_MARGIN_MS;
-
-/**
- * A distance between two resets read from whole-second fields (epoch or delta seconds, measured
- * against the server's Date, whose offset estimate moves as answers narrow it) is a whole number of
- * seconds give or take that drift: 920 ms between two readings of a 1 s window's resets. Taken as
- * it is, windows laid end to end from it run early, a little more each window, until a start lands
- * before the server's reset. Just short of a whole number of seconds, it is that number; never
- * shorter than read (10,078 ms read as 10 s lays the next window 78 ms before the server's, which
- * cost five processes sharing Redis a throttle, and so a fourth window, in about one run in four).
- */
-function wholeSecondsNear(distanceMs: number): number {
-  const seconds = Math.round(distanceMs / ROUNDING_MS);
-  return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? Math.max(distanceMs, seconds * ROUNDING_MS) : distanceMs;
 }
 
 /** The shortest sliding window this reading's reset fits: the send plus the window, rounded up by under a second (and the Date's drift). */
@@ -383,9 +366,11 @@ function lateClaimUnits(state: GovernorState, observedSeq: number, sentAtMs: num
 function applyAnchor(state: GovernorState, observation: Observation, budget: ObservedBudget, leaseMs: number): void {
   const previous = state.anchor;
   const sentAtMs = clampTime(observation.sentAtMs);
+  // A count with no reset reads its reset itself (count-window.ts): it may name the previous reading's.
+  const countResetAtMs = countShowsNoReset(budget) ? resetBehindCount(state, previous, observation, budget.remaining) : null;
   const afterPreviousReset = previous !== null && previous.resetAtMs > 0 && sentAtMs >= previous.resetAtMs;
   if (previous && observation.seq < previous.seq && !afterPreviousReset) return; // an older answer, arriving late
-  let resetAtMs = budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0;
+  let resetAtMs = countResetAtMs ?? (budget.resetAtMs !== null && budget.resetAtMs > sentAtMs ? clampTime(budget.resetAtMs) : 0);
   if (previous && afterPreviousReset) learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs);
   else if (previous && resetMovedOn(state, previous, observation, budget.remaining, resetAtMs)) learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs);
   else if (bucketRateEstimated(state)) tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs);
@@ -760,9 +745,10 @@ function ownStartsFillWindow(state: GovernorState, anchor: Anchor, observation: 
  * (learnedAtSeq): a refilling bucket of 40 read as a concurrency limit let 40 more go at once, and
  * its 20 throttles kept half the limit back for the rest of the run (1.17 x ideal).
  */
-function learnReserve(state: GovernorState, observation: Observation, units: number): void {
+function learnReserve(state: GovernorState, observation: Observation, units: number, probedSpent: boolean): void {
   if (state.anchor === null || state.limit === null) return;
-  if (observation.kind === "throttled" && observation.limitType !== "quota") {
+  // A probe sent to learn when a window behind a count comes back (count-window.ts) was expected to be throttled.
+  if (observation.kind === "throttled" && observation.limitType !== "quota" && !probedSpent) {
     if (observation.seq <= state.learnedAtSeq || ownStartsFillWindow(state, state.anchor, observation)) return;
     state.reserveUnits = Math.min(state.limit / 2, state.reserveUnits + units);
   } else if (observation.kind === "ok" && state.reserveUnits > 0) {
@@ -962,6 +948,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     return state;
   }
   if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
+  const probedSpent = answersProbe && probesForWindowLength(state);
   if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0, answersProbe)) {
     applyShape(state, observation.budget);
     learnBucketFromAdmitted(state, observation, observation.budget.remaining);
@@ -975,7 +962,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   if (observation.budget === null && (observation.kind === "ok" || observation.kind === "throttled")) learnSilentConcurrency(state, observation);
   if (answersProbe && observation.kind === "ok" && observation.budget === null) budgetShownOnlyOnThrottles(state, observation);
   else if (observation.kind === "ok" && observation.budget === null) spentReadingAnswered(state, observation, units);
-  learnReserve(state, observation, units);
+  learnReserve(state, observation, units, probedSpent);
   if (wasInFlight) state.lastAnsweredAtMs = Math.max(state.lastAnsweredAtMs, nowMs);
   prune(state, nowMs);
   return state;

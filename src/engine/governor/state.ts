@@ -34,6 +34,26 @@ export function bucketRateEstimated(state: Pick<GovernorState, "refill" | "windo
   return state.refill === "bucket" && state.windowSource === "inferred";
 }
 
+/** A reset that brought back all but this share of the limit refills in full (a fixed window). */
+export const FULL_REFILL_TOLERANCE = 0.02;
+
+/** How far from a whole number of seconds a distance between two resets is still read as one: the Date's drift. */
+const SNAP_MS = RESET_DRIFT_MARGIN_MS;
+
+/**
+ * A distance between two resets read from whole-second fields (epoch or delta seconds, measured
+ * against the server's Date, whose offset estimate moves as answers narrow it) is a whole number of
+ * seconds give or take that drift: 920 ms between two readings of a 1 s window's resets. Taken as
+ * it is, windows laid end to end from it run early, a little more each window, until a start lands
+ * before the server's reset. Just short of a whole number of seconds, it is that number; never
+ * shorter than read (10,078 ms read as 10 s lays the next window 78 ms before the server's, which
+ * cost five processes sharing Redis a throttle, and so a fourth window, in about one run in four).
+ */
+export function wholeSecondsNear(distanceMs: number): number {
+  const seconds = Math.round(distanceMs / ROUNDING_MS);
+  return seconds >= 1 && Math.abs(distanceMs - seconds * ROUNDING_MS) <= SNAP_MS ? Math.max(distanceMs, seconds * ROUNDING_MS) : distanceMs;
+}
+
 /** The largest limit, window (ms), unit count or reserve a state keeps: a figure beyond it is not a budget. */
 export const MAX_FIGURE = 1e12;
 /** The most units per ms others are taken to spend. */
@@ -87,6 +107,7 @@ export function emptyState(nowMs: number): GovernorState {
     lastAnsweredAtMs: 0,
     windowFloorMs: 0,
     trialSeq: 0,
+    countResetAtMs: 0,
     updatedAtMs: clampTime(nowMs),
   };
 }
@@ -234,6 +255,8 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     // A state written before windows were tried shorter (or with figures out of range): no floor, no trial out.
     windowFloorMs: isPositive(v.windowFloorMs) ? Math.round(v.windowFloorMs) : 0,
     trialSeq: isSmallCount(v.trialSeq) ? v.trialSeq : 0,
+    // A state written before counts with no reset were read as windows: none read.
+    countResetAtMs: isTime(v.countResetAtMs) ? wholeMs(v.countResetAtMs) : 0,
     updatedAtMs: wholeMs(v.updatedAtMs as number),
   };
   return { state };

@@ -166,6 +166,13 @@ export interface GovernorState {
    */
   windowFloorMs: number;
   trialSeq: number;
+  /**
+   * A count shown with no reset (Shopify REST's used/limit), read as a bucket at an estimated rate:
+   * the instant a throttle's own wait said it would admit again (0: none). Once the count was seen
+   * back in full there, as a window's comes back and no such bucket refills, the latest reset of
+   * that window (count-window.ts).
+   */
+  countResetAtMs: number;
   updatedAtMs: number;
 }
 

@@ -211,6 +211,9 @@ local function readState(v)
   local windowFloorMs, trialSeq = 0, 0
   if isPositive(v.windowFloorMs) then windowFloorMs = jsRound(v.windowFloorMs) end
   if isSmallCount(v.trialSeq) then trialSeq = v.trialSeq end
+  -- state.ts: a state written before counts with no reset were read as windows has none read.
+  local countResetAtMs = 0
+  if isTime(v.countResetAtMs) then countResetAtMs = jsRound(v.countResetAtMs) end
   local refillSinceMs, refillSeenUnits = 0, 0
   if isTime(v.refillSinceMs) and isFiniteNumber(v.refillSeenUnits) and math.abs(v.refillSeenUnits) <= MAX_FIGURE then
     refillSinceMs, refillSeenUnits = jsRound(v.refillSinceMs), v.refillSeenUnits
@@ -223,7 +226,7 @@ local function readState(v)
     learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess,
     probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed,
-    windowFloorMs = windowFloorMs, trialSeq = trialSeq, updatedAtMs = jsRound(v.updatedAtMs),
+    windowFloorMs = windowFloorMs, trialSeq = trialSeq, countResetAtMs = countResetAtMs, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
 
@@ -244,7 +247,7 @@ local function emptyState(nowMs)
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
     refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false,
-    windowFloorMs = 0, trialSeq = 0, updatedAtMs = clampTime(nowMs),
+    windowFloorMs = 0, trialSeq = 0, countResetAtMs = 0, updatedAtMs = clampTime(nowMs),
   }
 end
 
@@ -297,7 +300,7 @@ local function encodeState(s)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess)
     .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed)
-    .. ',"windowFloorMs":' .. num(s.windowFloorMs) .. ',"trialSeq":' .. num(s.trialSeq) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
+    .. ',"windowFloorMs":' .. num(s.windowFloorMs) .. ',"trialSeq":' .. num(s.trialSeq) .. ',"countResetAtMs":' .. num(s.countResetAtMs) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
 local function boundSlots(slots)
@@ -586,6 +589,11 @@ local function earliestStart(state, fromMs, units, draw)
   local windowMs = state.windowMs
   if anchor and state.refill == "bucket" and limit ~= nil and windowMs ~= nil then
     local atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
+    -- model.ts: an estimated rate that waits longer than the server's told wait asks it then.
+    if state.windowSource == "inferred" and state.budgetOnSuccess and state.countResetAtMs > anchor.atMs then
+      local toldMs = math.max(fromMs, state.countResetAtMs)
+      if atMs > toldMs then return { probeWanted = true, atMs = toldMs, why = "an estimated rate, and the server's wait says it admits sooner: one request reads its count then" } end
+    end
     local why = "bucket: the units are there"
     if atMs > fromMs then why = "bucket: waits for the units to be restored" end
     return { atMs = atMs, why = why }
@@ -1009,6 +1017,8 @@ local function applyShape(state, budget)
   if budget.limit ~= nil then state.limit = budget.limit end
   local bucketWindowMs = nil
   if budget.restorePerSecond ~= nil and state.limit ~= nil then bucketWindowMs = math.max(1, jsRound((state.limit / budget.restorePerSecond) * 1000)) end
+  -- observe.ts: a count that came back as a window's (count-window.ts) is no bucket at the estimated rate.
+  if budget.restoreEstimated and state.refill ~= "bucket" and state.countResetAtMs > 0 then return end
   if bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE and budget.restoreEstimated then
     -- observe.ts: a documented rate is an estimate; a window the count proved shorter stays.
     local provenMs = nil
@@ -1026,7 +1036,7 @@ local function applyShape(state, budget)
   end
 end
 
--- observe.ts wholeSecondsNear: a distance between two whole-second resets is a whole number of seconds.
+-- state.ts wholeSecondsNear: a distance between two whole-second resets is a whole number of seconds.
 local function wholeSecondsNear(distanceMs)
   local seconds = jsRound(distanceMs / ROUNDING_MS)
   if seconds >= 1 and math.abs(distanceMs - seconds * ROUNDING_MS) <= ROUNDING_MS / 4 then return math.max(distanceMs, seconds * ROUNDING_MS) end
@@ -1418,13 +1428,109 @@ local function learnRefillBehindShownWindow(state, previous, observation, remain
   if state.refillSeenUnits >= REFILL_PROOF_UNITS and state.refillSeenUnits <= refillAtMostUnits then state.refill = "bucket" end
 end
 
+-- count-window.ts: a count shown with no reset (Shopify REST's used/limit) read as a bucket at an
+-- estimated rate, that came back in full at a throttle's told wait, is a window's. One table: a
+-- script's main function holds at most 200 locals.
+local CW = {}
+function CW.probesForWindowLength(state)
+  return state.countResetAtMs > 0 and state.refill == "fixed" and state.windowMs == nil and state.anchor ~= nil and state.anchor.resetAtMs == 0
+end
+
+function CW.countShowsNoReset(budget)
+  return budget.resetAtMs == nil and budget.restoreEstimated == true
+end
+
+function CW.toldResetAtMs(observation, remaining)
+  if observation.kind ~= "throttled" or not observation.waitFromServer or observation.waitMs == nil or observation.waitMs <= 0 or remaining > 0 then return 0 end
+  return clampTime(observation.nowMs + observation.waitMs)
+end
+
+function CW.cameBackAsWindow(state, previous, observation, remaining)
+  local limit, windowMs, resetMs = state.limit, state.windowMs, state.countResetAtMs
+  if limit == nil or windowMs == nil or resetMs == 0 or observation.sentAtMs < resetMs or holdsConcurrency(state) or state.concurrency ~= "unknown" then return false end
+  local ours = 0
+  for _, s in ipairs(state.slots) do if s[2] <= observation.seq and s[1] >= resetMs then ours = ours + s[3] end end
+  local fullUnits = limit - ours - math.max(1, math.ceil(limit * FULL_REFILL_TOLERANCE))
+  if fullUnits < 1 or remaining < fullUnits then return false end
+  local refilledUnits = ((observation.sentAtMs - previous.atMs) * limit) / windowMs
+  return previous.remaining + refilledUnits < fullUnits
+end
+
+function CW.cameBackInFullSince(state, previous, observation, remaining)
+  local limit = state.limit
+  if limit == nil or observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
+  local claimedUnits = 0
+  for _, s in ipairs(state.slots) do if s[2] > previous.seq and s[2] <= observation.seq then claimedUnits = claimedUnits + s[3] end end
+  local fullUnits = limit - claimedUnits - math.max(1, math.ceil(limit * FULL_REFILL_TOLERANCE))
+  return remaining >= fullUnits and remaining > previous.remaining - claimedUnits + 1
+end
+
+function CW.nextResetAfterMs(resetMs, windowMs, sentAtMs)
+  if sentAtMs < resetMs then return resetMs end
+  return clampTime(resetMs + (math.floor((sentAtMs - resetMs) / windowMs) + 1) * windowMs)
+end
+
+function CW.turnWindow(state, previous, observation)
+  previous.resetAtMs = state.countResetAtMs
+  state.refill = "fixed"
+  state.windowMs = nil
+  state.windowSource = nil
+  state.lastGrantMs = math.min(state.lastGrantMs, clampTime(observation.nowMs))
+  state.reserveUnits = 0
+  state.othersPerMs = 0
+  state.learnedAtSeq = state.seq
+  state.probedFromWindowMs = 0
+  state.pacedCleanUnits = 0
+  state.refillSinceMs = 0
+  state.refillSeenUnits = 0
+end
+
+function CW.windowReset(state, previous, observation, remaining, toldMs)
+  if toldMs == 0 and previous ~= nil and CW.cameBackInFullSince(state, previous, observation, remaining) then
+    if state.windowMs == nil and observation.sentAtMs > state.countResetAtMs then
+      state.windowMs = math.min(MAX_FIGURE, wholeSecondsNear(observation.sentAtMs - state.countResetAtMs))
+      state.windowSource = "inferred"
+      state.countResetAtMs = clampTime(observation.sentAtMs)
+    elseif state.windowMs == nil or observation.sentAtMs < CW.nextResetAfterMs(state.countResetAtMs, state.windowMs, previous.atMs) then
+      state.countResetAtMs = clampTime(observation.sentAtMs)
+    end
+  end
+  if toldMs > 0 and observation.sentAtMs >= state.countResetAtMs then
+    if state.windowMs == nil then
+      state.windowMs = math.min(MAX_FIGURE, wholeSecondsNear(toldMs - state.countResetAtMs))
+      state.windowSource = "inferred"
+    end
+    state.countResetAtMs = toldMs
+    return toldMs
+  end
+  if state.refill ~= "fixed" or state.windowMs == nil then return 0 end
+  local nextMs = CW.nextResetAfterMs(state.countResetAtMs, state.windowMs, observation.sentAtMs)
+  if nextMs > observation.sentAtMs then return nextMs end
+  return 0
+end
+
+function CW.resetBehindCount(state, previous, observation, remaining)
+  local toldMs = CW.toldResetAtMs(observation, remaining)
+  if state.refill == "bucket" and state.windowSource == "inferred" then
+    if previous ~= nil and CW.cameBackAsWindow(state, previous, observation, remaining) then CW.turnWindow(state, previous, observation)
+    elseif toldMs > 0 then state.countResetAtMs = toldMs end
+    return 0
+  end
+  if state.countResetAtMs == 0 or state.refill == "bucket" then return 0 end
+  return CW.windowReset(state, previous, observation, remaining, toldMs)
+end
+
 local function applyAnchor(state, observation, budget, leaseMs)
   local previous = state.anchor
   local sentAtMs = clampTime(observation.sentAtMs)
+  -- observe.ts: a count with no reset reads its reset itself (count-window.ts); it may name the previous reading's.
+  local countResetAtMs = nil
+  if CW.countShowsNoReset(budget) then countResetAtMs = CW.resetBehindCount(state, previous, observation, budget.remaining) end
   local afterPreviousReset = previous ~= nil and previous.resetAtMs > 0 and sentAtMs >= previous.resetAtMs
   if previous and observation.seq < previous.seq and not afterPreviousReset then return end
   local resetAtMs = 0
-  if budget.resetAtMs ~= nil and budget.resetAtMs > sentAtMs then resetAtMs = clampTime(budget.resetAtMs) end
+  if countResetAtMs ~= nil then resetAtMs = countResetAtMs
+  elseif budget.resetAtMs ~= nil and budget.resetAtMs > sentAtMs then resetAtMs = clampTime(budget.resetAtMs) end
   if previous and afterPreviousReset then
     learnFromReset(state, previous.resetAtMs, observation, budget.remaining, resetAtMs)
   elseif previous and resetMovedOn(state, previous, observation, budget.remaining, resetAtMs) then
@@ -1789,9 +1895,10 @@ local function ownStartsFillWindow(state, anchor, observation)
   return ours >= limit
 end
 
-local function learnReserve(state, observation, units)
+local function learnReserve(state, observation, units, probedSpent)
   if state.anchor == nil or state.limit == nil then return end
-  if observation.kind == "throttled" and observation.limitType ~= "quota" then
+  -- observe.ts: a probe sent to learn when a window behind a count comes back was expected to be throttled.
+  if observation.kind == "throttled" and observation.limitType ~= "quota" and not probedSpent then
     if observation.seq <= state.learnedAtSeq or ownStartsFillWindow(state, state.anchor, observation) then return end
     state.reserveUnits = math.min(state.limit / 2, state.reserveUnits + units)
   elseif observation.kind == "ok" and state.reserveUnits > 0 then
@@ -2035,6 +2142,7 @@ local function observeInPlace(state, given, options)
     return
   end
   if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
+  local probedSpent = answersProbe and CW.probesForWindowLength(state)
   if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant, answersProbe) then
     applyShape(state, observation.budget)
     learnBucketFromAdmitted(state, observation, observation.budget.remaining)
@@ -2053,7 +2161,7 @@ local function observeInPlace(state, given, options)
   elseif observation.kind == "ok" and observation.budget == nil then
     spentReadingAnswered(state, observation, units)
   end
-  learnReserve(state, observation, units)
+  learnReserve(state, observation, units, probedSpent)
   if wasInFlight then state.lastAnsweredAtMs = math.max(state.lastAnsweredAtMs, nowMs) end
   prune(state, nowMs)
 end

@@ -81,6 +81,7 @@ function storedInstants(state: GovernorState): Array<[string, number]> {
     ["notBeforeMs", state.notBeforeMs],
     ["windowStartMs", state.windowStartMs],
     ["updatedAtMs", state.updatedAtMs],
+    ["countResetAtMs", state.countResetAtMs],
     ...state.slots.map((s, i): [string, number] => [`slots[${i}]`, s[0]]),
     ...state.inFlight.map((f, i): [string, number] => [`inFlight[${i}]`, f[1]]),
   ];
