@@ -341,6 +341,25 @@ export function latestPacedStartMs(request: ClaimRequest): number {
  */
 export const PACED_PAST_LATEST_WHY = "the scope's pacing gives its next turn after this request's latest start";
 
+const TOLD_WAIT_WHY = "an estimated rate, and the server's wait says it admits sooner: one request reads its count then";
+
+/**
+ * A count with no reset read as a bucket at an estimated rate (count-window.ts): a throttle's told
+ * wait says when the server admits again. Where the estimate would start this request later, one
+ * request goes then, alone, and its count tells a window's reset (the limit back in full) from a
+ * bucket's next unit. Ahead of the starts the estimate laid out: they were laid by a rate the
+ * server's wait already contradicts, and a fixed 40 per s behind Shopify's header waited for the
+ * last of them (500 ms) before the window that had begun was read (1.11 x ideal). Only where
+ * successes show the count (on 429s alone, the probe's success would show nothing), once per told
+ * wait (the probe's reading is sent at it).
+ */
+function probeAtToldWaitMs(state: GovernorState, nowMs: number, estimatedAtMs: number): number | null {
+  const toldMs = state.countResetAtMs;
+  if (!bucketRateEstimated(state) || !state.budgetOnSuccess || state.anchor === null || toldMs <= state.anchor.atMs) return null;
+  const atMs = Math.max(nowMs, state.notBeforeMs, toldMs);
+  return estimatedAtMs > atMs ? atMs : null;
+}
+
 function claimNext(state: GovernorState, request: ClaimRequest, options: GovernorOptions): { state: GovernorState; result: ClaimResult } {
   const nowMs = clampTime(request.nowMs);
   state.updatedAtMs = nowMs;
@@ -378,6 +397,8 @@ function claimNext(state: GovernorState, request: ClaimRequest, options: Governo
   const draw = typeof request.random === "number" && request.random >= 0 && request.random < 1 ? request.random : undefined;
   const earliest = earliestStart(state, floorMs, units, draw);
   if ("answersDue" in earliest) return { state, result: { kind: "wait", untilMs: nowMs + recheckMs(state), why: earliest.why } };
+  const toldAtMs = probeAtToldWaitMs(state, nowMs, earliest.atMs);
+  if (toldAtMs !== null && toldAtMs <= latestPacedStartMs(request)) return { state, result: grant(state, toldAtMs, units, true, TOLD_WAIT_WHY, options) };
   if (earliest.atMs > latestPacedStartMs(request)) return defer(earliest.atMs, `${PACED_PAST_LATEST_WHY} (${earliest.why})`);
   const lessonOut = heldByLessonOut(state, nowMs, earliest.atMs);
   if (lessonOut) return { state, result: lessonOut };

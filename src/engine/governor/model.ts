@@ -14,7 +14,6 @@
  * All loops are linear in the number of slots (they are sorted), so a Lua port can run them
  * inside Redis without blocking it.
  */
-import { bucketRateEstimated } from "./state";
 import type { Anchor, GovernorState } from "./types";
 
 export type Earliest =
@@ -346,10 +345,6 @@ export function earliestStart(state: GovernorState, fromMs: number, units: numbe
   const { limit, windowMs } = state;
   if (anchor && state.refill === "bucket" && limit !== null && windowMs !== null) {
     const atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs, draw);
-    // The server said when it admits again (count-window.ts): an estimated rate that waits longer
-    // asks it then, and the count tells a window's reset from a bucket's next unit.
-    const toldMs = bucketRateEstimated(state) && state.budgetOnSuccess ? Math.max(fromMs, state.countResetAtMs) : 0;
-    if (toldMs > 0 && atMs > toldMs && state.countResetAtMs > anchor.atMs) return { probeWanted: true, atMs: toldMs, why: "an estimated rate, and the server's wait says it admits sooner: one request reads its count then" };
     return { atMs, probe: false, why: atMs > fromMs ? "bucket: waits for the units to be restored" : "bucket: the units are there" };
   }
   // With no reset shown but a known window, every unit counted at the reading has left the

@@ -589,11 +589,6 @@ local function earliestStart(state, fromMs, units, draw)
   local windowMs = state.windowMs
   if anchor and state.refill == "bucket" and limit ~= nil and windowMs ~= nil then
     local atMs = fromBucket(state, anchor, fromMs, units, limit, windowMs, draw)
-    -- model.ts: an estimated rate that waits longer than the server's told wait asks it then.
-    if state.windowSource == "inferred" and state.budgetOnSuccess and state.countResetAtMs > anchor.atMs then
-      local toldMs = math.max(fromMs, state.countResetAtMs)
-      if atMs > toldMs then return { probeWanted = true, atMs = toldMs, why = "an estimated rate, and the server's wait says it admits sooner: one request reads its count then" } end
-    end
     local why = "bucket: the units are there"
     if atMs > fromMs then why = "bucket: waits for the units to be restored" end
     return { atMs = atMs, why = why }
@@ -924,6 +919,14 @@ local function claimInPlace(state, request, options)
   if draw ~= nil and not (draw >= 0 and draw < 1) then draw = nil end
   local earliest = earliestStart(state, floorMs, units, draw)
   if earliest.answersDue then return { kind = "wait", untilMs = nowMs + recheckMs(state), why = earliest.why } end
+  -- claim.ts probeAtToldWaitMs: an estimated rate that would start later than a throttle's told wait sends one request then.
+  local toldMs = state.countResetAtMs
+  if state.refill == "bucket" and state.windowSource == "inferred" and state.budgetOnSuccess and state.anchor ~= nil and toldMs > state.anchor.atMs then
+    local toldAtMs = math.max(nowMs, state.notBeforeMs, toldMs)
+    if earliest.atMs > toldAtMs and toldAtMs <= request.latestPacedStartMs then
+      return grant(state, toldAtMs, units, true, "an estimated rate, and the server's wait says it admits sooner: one request reads its count then", options)
+    end
+  end
   -- claim.ts PACED_PAST_LATEST_WHY: a paced turn past the latest start says so first.
   if earliest.atMs > request.latestPacedStartMs then return defer(earliest.atMs, "the scope's pacing gives its next turn after this request's latest start (" .. earliest.why .. ")") end
   local lessonOut = heldByLessonOut(state, nowMs, earliest.atMs)

@@ -37,9 +37,10 @@ describe("a count shown with no reset", () => {
     const paced = throttledAt(scope, T0 + 200, 300);
     const toldResetMs = paced.atMs + 100 + 300;
     expect(scope.state).toMatchObject({ refill: "bucket", countResetAtMs: toldResetMs });
-    // The next request goes no later than the told wait, and finds the count back in full.
+    // The next request goes at the told wait, alone (the estimate would wait 500 ms from the last
+    // of its starts), and finds the count back in full.
     const first = scope.go(paced.atMs + 100);
-    expect(first.atMs).toBeLessThanOrEqual(toldResetMs);
+    expect(first).toMatchObject({ atMs: toldResetMs, probe: true });
     const sentMs = Math.max(first.atMs, toldResetMs);
     scope.answer({ seq: first.seq, atMs: sentMs }, sentMs + 100, count(LIMIT - 1));
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: null, countResetAtMs: toldResetMs, reserveUnits: 0 });
@@ -63,6 +64,17 @@ describe("a count shown with no reset", () => {
     const granted = next.filter((result): result is Go => result.kind === "go");
     expect(granted.length).toBeGreaterThanOrEqual(LIMIT - 1);
     expect(granted.every((go) => go.atMs === nextResetMs)).toBe(true);
+  });
+
+  it("sends one request at a throttle's told wait ahead of starts the estimated rate laid out later", () => {
+    const scope = spentFirstWindow();
+    // Two starts at the estimated rate (a unit per 500 ms): the second laid past the first's told wait.
+    const paced = scope.go(T0 + 200);
+    const later = scope.go(T0 + 200);
+    expect(later.atMs).toBeGreaterThan(paced.atMs + 400);
+    scope.throttle(paced, paced.atMs + 100, 300, count(0));
+    const toldResetMs = paced.atMs + 400;
+    expect(scope.go(paced.atMs + 100)).toMatchObject({ atMs: toldResetMs, probe: true });
   });
 
   it("that comes back by a unit or a few at the told wait (Shopify's own bucket, Retry-After: 2.0) stays a bucket", () => {
