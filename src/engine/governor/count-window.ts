@@ -20,7 +20,8 @@
  * (Retry-After: 2.0 at 2 per s), never the whole bucket: it stays a bucket.
  */
 import { holdsConcurrency } from "./concurrency";
-import { bucketRateEstimated, clampTime, FULL_REFILL_TOLERANCE, MAX_FIGURE, wholeSecondsNear } from "./state";
+import { unitsClaimedBetween } from "./model";
+import { bucketRateEstimated, clampTime, fullRefillToleranceUnits, MAX_FIGURE, wholeSecondsNear } from "./state";
 import type { Anchor, GovernorState, Observation, ObservedBudget } from "./types";
 
 /** A window behind a count whose length is not known yet: its spent count sends one request, whose throttle tells the next reset. */
@@ -55,8 +56,7 @@ function cameBackAsWindow(state: GovernorState, previous: Anchor, observation: O
   const { limit, windowMs } = state;
   const resetMs = state.countResetAtMs;
   if (limit === null || windowMs === null || resetMs === 0 || observation.sentAtMs < resetMs || holdsConcurrency(state) || state.concurrency !== "unknown") return false;
-  const tolerance = Math.max(1, Math.ceil(limit * FULL_REFILL_TOLERANCE));
-  const fullUnits = limit - oursSince(state, resetMs, observation.seq) - tolerance;
+  const fullUnits = limit - oursSince(state, resetMs, observation.seq) - fullRefillToleranceUnits(limit);
   if (fullUnits < 1 || remaining < fullUnits) return false;
   const refilledUnits = ((observation.sentAtMs - previous.atMs) * limit) / windowMs;
   return previous.remaining + refilledUnits < fullUnits;
@@ -71,9 +71,8 @@ function cameBackAsWindow(state: GovernorState, previous: Anchor, observation: O
 function cameBackInFullSince(state: GovernorState, previous: Anchor, observation: Observation, remaining: number): boolean {
   const limit = state.limit;
   if (limit === null || observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
-  let claimedUnits = 0;
-  for (const [, seq, units] of state.slots) if (seq > previous.seq && seq <= observation.seq) claimedUnits += units;
-  const fullUnits = limit - claimedUnits - Math.max(1, Math.ceil(limit * FULL_REFILL_TOLERANCE));
+  const claimedUnits = unitsClaimedBetween(state, previous.seq, observation.seq);
+  const fullUnits = limit - claimedUnits - fullRefillToleranceUnits(limit);
   return remaining >= fullUnits && remaining > previous.remaining - claimedUnits + 1;
 }
 

@@ -10,7 +10,7 @@ import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProven
 import { unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
 import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, refillTestedBehindShownWindow, trimWindow } from "./sliding";
-import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, FULL_REFILL_TOLERANCE, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
+import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, fullRefillToleranceUnits, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
 const figureOrNull = (value: number | null): number | null => (isPositive(value) ? value : null);
@@ -134,7 +134,7 @@ function learnFromReset(state: GovernorState, previousResetMs: number, observati
     if (atMs >= previousResetMs) sinceReset += units;
     else if (shownWindowMs !== null && atMs > observation.sentAtMs - shownWindowMs) slidingOnly += units;
   }
-  const tolerance = Math.max(1, Math.ceil(state.limit * FULL_REFILL_TOLERANCE));
+  const tolerance = fullRefillToleranceUnits(state.limit);
   // A count that would read as full whatever it showed (our own units since the reset, less the
   // tolerance, fill the limit) tells nothing of the units spent before it.
   if (state.limit - sinceReset - tolerance < 1) return;

@@ -35,7 +35,12 @@ export function bucketRateEstimated(state: Pick<GovernorState, "refill" | "windo
 }
 
 /** A reset that brought back all but this share of the limit refills in full (a fixed window). */
-export const FULL_REFILL_TOLERANCE = 0.02;
+const FULL_REFILL_TOLERANCE = 0.02;
+
+/** The units a count may fall short of the limit and still read as back in full (at least one: the count is shown rounded). */
+export function fullRefillToleranceUnits(limit: number): number {
+  return Math.max(1, Math.ceil(limit * FULL_REFILL_TOLERANCE));
+}
 
 /** How far from a whole number of seconds a distance between two resets is still read as one: the Date's drift. */
 const SNAP_MS = RESET_DRIFT_MARGIN_MS;

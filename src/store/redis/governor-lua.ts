@@ -978,6 +978,8 @@ end
 /** observe.ts: learning from answers; and index.ts holdUntil. */
 const GOVERNOR_OBSERVE_LUA = String.raw`
 local FULL_REFILL_TOLERANCE = 0.02
+-- state.ts fullRefillToleranceUnits: a count this short of the limit still reads as back in full.
+local function fullRefillToleranceUnits(limit) return math.max(1, math.ceil(limit * FULL_REFILL_TOLERANCE)) end
 local OTHERS_SMOOTHING = 0.3
 local DECREASE = 0.8
 local DEFAULT_LEARNED_WINDOW_MS = 1000
@@ -1061,7 +1063,7 @@ local function learnFromReset(state, previousResetMs, observation, remaining, re
       end
     end
   end
-  local tolerance = math.max(1, math.ceil(state.limit * FULL_REFILL_TOLERANCE))
+  local tolerance = fullRefillToleranceUnits(state.limit)
   -- observe.ts: a count that reads as full whatever it showed tells nothing of the units spent before it.
   if state.limit - sinceReset - tolerance < 1 then return end
   if remaining >= state.limit - sinceReset - tolerance then
@@ -1453,7 +1455,7 @@ function CW.cameBackAsWindow(state, previous, observation, remaining)
   if limit == nil or windowMs == nil or resetMs == 0 or observation.sentAtMs < resetMs or holdsConcurrency(state) or state.concurrency ~= "unknown" then return false end
   local ours = 0
   for _, s in ipairs(state.slots) do if s[2] <= observation.seq and s[1] >= resetMs then ours = ours + s[3] end end
-  local fullUnits = limit - ours - math.max(1, math.ceil(limit * FULL_REFILL_TOLERANCE))
+  local fullUnits = limit - ours - fullRefillToleranceUnits(limit)
   if fullUnits < 1 or remaining < fullUnits then return false end
   local refilledUnits = ((observation.sentAtMs - previous.atMs) * limit) / windowMs
   return previous.remaining + refilledUnits < fullUnits
@@ -1462,9 +1464,8 @@ end
 function CW.cameBackInFullSince(state, previous, observation, remaining)
   local limit = state.limit
   if limit == nil or observation.seq <= previous.seq or observation.sentAtMs < previous.answeredAtMs then return false end
-  local claimedUnits = 0
-  for _, s in ipairs(state.slots) do if s[2] > previous.seq and s[2] <= observation.seq then claimedUnits = claimedUnits + s[3] end end
-  local fullUnits = limit - claimedUnits - math.max(1, math.ceil(limit * FULL_REFILL_TOLERANCE))
+  local claimedUnits = unitsClaimedBetween(state, previous.seq, observation.seq)
+  local fullUnits = limit - claimedUnits - fullRefillToleranceUnits(limit)
   return remaining >= fullUnits and remaining > previous.remaining - claimedUnits + 1
 end
 
