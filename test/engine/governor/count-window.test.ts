@@ -41,7 +41,7 @@ describe("a count shown with no reset", () => {
     // of its starts), and finds the count back in full.
     const first = scope.go(paced.atMs + 100);
     expect(first).toMatchObject({ atMs: toldResetMs, probe: true });
-    const sentMs = Math.max(first.atMs, toldResetMs);
+    const sentMs = first.atMs;
     scope.answer({ seq: first.seq, atMs: sentMs }, sentMs + 100, count(LIMIT - 1));
     expect(scope.state).toMatchObject({ refill: "fixed", windowMs: null, countResetAtMs: toldResetMs, reserveUnits: 0 });
     // Its units go at once, one by one as the count shows them.
