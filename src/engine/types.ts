@@ -181,6 +181,12 @@ export interface AttemptHistory {
    * for the same instant, and its jitter grows (plan.ts serverWaitSpreadMs). Absent: false.
    */
   othersUnseen?: boolean;
+  /**
+   * The scope limits requests in flight (a place frees when an answer comes, not at a time): a
+   * write that got no answer took no unit of a window, and its retry backs off as from a transient
+   * error (plan.ts). Absent: false.
+   */
+  placesFreeOnAnswer?: boolean;
 }
 
 export interface PlanOptions {

@@ -37,6 +37,7 @@ export interface MemoryStore extends GovernorStore {
   claimNow(scopes: ClaimScopes, request: ClaimRequest): StoreClaim;
   observeNow(scope: string, observation: Observation): void;
   sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
+  freesOnAnswerNow(scope: string): boolean;
   /** Every scope's state (copies are not made: treat as read-only). */
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
@@ -170,6 +171,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       // Only the change is told: a wait on every answer woke each backing-off request each time.
       if (!freedOnAnswer && freesOnAnswer(after)) waiters.notify(placesKey(scope));
     },
+    freesOnAnswerNow: freesOn,
     async sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void> {
       if (freesOn(scope)) return clock.sleep(waitMs, signal);
       await waiters.changed(placesKey(scope), waitMs, signal);

@@ -84,6 +84,8 @@ export interface GovernorStore {
    * (run.ts sitOutRetryWait).
    */
   sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
+  /** Whether the scope is known (learned, shown or inferred) to limit requests in flight; for stores whose state is in this process. */
+  freesOnAnswerNow?(scope: string): boolean;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
   release(scope: string, seq: number): Promise<void>;
   /** Set-if-later: no start in this scope before untilMs. */

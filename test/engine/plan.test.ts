@@ -250,4 +250,19 @@ describe("fallback backoff when the server says nothing", () => {
     // A throttle keeps the base whatever the method.
     expect(plan(verdictFor(429), { attempts: 3, firstAttemptAtMs: NOW_MS, method: "GET" }, DEFAULT_POLICY, options)).toMatchObject({ waitMs: 1000 });
   });
+
+  it("backs off a dropped write from a fifth of the base where the scope limits requests in flight, and still not at once", () => {
+    const options = { nowMs: NOW_MS, random: () => 0.5 };
+    const noAnswer = { ...verdictFor(503), status: 0 };
+    const post = (attempts: number, placesFreeOnAnswer?: boolean) => ({ attempts, firstAttemptAtMs: NOW_MS, method: "POST", placesFreeOnAnswer });
+    // Equal jitter at a draw of 0.5: three quarters of the ceiling, 100 ms (a fifth of the base) on the first retry.
+    expect(plan(noAnswer, post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 75 });
+    expect(plan(noAnswer, post(2, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 150 });
+    // Under a rate (or where the store cannot tell), the whole base, as before.
+    expect(plan(noAnswer, post(1, false), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    expect(plan(noAnswer, post(1), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    // A throttle there keeps the base; a read is retried at once either way.
+    expect(plan(verdictFor(429), post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    expect(plan(noAnswer, { attempts: 1, firstAttemptAtMs: NOW_MS, method: "GET", placesFreeOnAnswer: true }, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
+  });
 });

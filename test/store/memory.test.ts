@@ -236,6 +236,17 @@ describe("sleepUntilConcurrencyLearned()", () => {
     expect(await isSettled(backoff)).toBe(true);
   });
 
+  it("freesOnAnswerNow tells, at once, whether the scope is known to limit requests in flight", async () => {
+    const store = createMemoryStore({ clock: new FakeClock(T0) });
+    expect(store.freesOnAnswerNow(scope)).toBe(false);
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10, { budget: { remaining: 9, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000, restorePerSecond: null, unitsPerRequest: null } }));
+    expect(store.freesOnAnswerNow(scope)).toBe(false);
+    const second = await go(store, scope, T0 + 20);
+    await store.observe(scope, ok(second.seq, T0 + 20, T0 + 30, { budget: shownConcurrency }));
+    expect(store.freesOnAnswerNow(scope)).toBe(true);
+  });
+
   it("sleeps the whole wait where nothing is learned", async () => {
     const clock = new FakeClock(T0);
     const store = createMemoryStore({ clock });
