@@ -4,6 +4,7 @@
  * still running at the execution limit is killed (aborted) and counts as failed, as Prismatic
  * ends an execution after 15 minutes.
  */
+import { setMaxListeners } from "node:events";
 import type { LabClock } from "./clock";
 import type { Job, JobRunner } from "./strategies/common";
 import type { HttpMethod, JobOutcome } from "./types";
@@ -63,6 +64,9 @@ export async function runWorkers(options: WorkerRunOptions): Promise<JobRecord[]
     }
   };
   const count = Math.max(1, Math.min(options.workers, options.jobs.length));
+  // Each worker's job listens to the run's signal while it runs (runWithLimit removes it after): 50
+  // workers are 50 listeners at once, not a leak, and Node's warning past 10 only alarmed the reader.
+  if (options.signal) setMaxListeners(count + 10, options.signal);
   await Promise.all(Array.from({ length: count }, (_, i) => worker(i)));
   return records;
 }
