@@ -184,7 +184,7 @@ export interface AttemptHistory {
   /**
    * The scope limits requests in flight (a place frees when an answer comes, not at a time): a
    * write that got no answer took no unit of a window, and its retry backs off as from a transient
-   * error (plan.ts). Absent: false.
+   * error (plan.ts). The client asks its store (GovernorStore.freesOnAnswerNow). Absent: false.
    */
   placesFreeOnAnswer?: boolean;
 }

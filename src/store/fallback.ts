@@ -20,6 +20,8 @@ import type { ClaimScopes, GovernorStore, ParkedItem, ParkResult, QueueLimits, S
 export interface StepStore extends GovernorStore {
   /** The backing that answers now: "redis" until it fails, then "cross-flow". */
   backing(): "redis" | "cross-flow";
+  /** Whether the scope is known to limit requests in flight, from the backing that answers now (no trip to Redis). */
+  freesOnAnswerNow(scope: string): boolean;
   /** What to return as the step's crossFlowState (this component's key only). */
   toCrossFlowState(): Promise<Record<string, unknown>>;
   /** Every recorded scope of a host (provider|host|credential...), for the backoff steps' warning. */
@@ -107,6 +109,10 @@ class FallbackStepStore implements StepStore {
       },
       () => this.crossFlow.observe(scope, observation),
     );
+  }
+
+  freesOnAnswerNow(scope: string): boolean {
+    return this.failed || !this.options.shared ? this.crossFlow.freesOnAnswerNow(scope) : this.options.shared.freesOnAnswerNow(scope);
   }
 
   release(scope: string, seq: number): Promise<void> {

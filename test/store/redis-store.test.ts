@@ -93,6 +93,41 @@ describe.skipIf(!REDIS_AVAILABLE)("the Redis store", () => {
     }
   });
 
+  it("tells, without a trip to Redis, whether the scope limited requests in flight at this store's last claim or observe, as the memory store does", async () => {
+    const keyPrefix = `t${++prefixes}:`;
+    const redis = fresh({ keyPrefix });
+    // Another step's store on the same Redis: it has only claimed, and knows it from the claim's answer.
+    const later = fresh({ keyPrefix });
+    const memory = createMemoryStore();
+    const concurrent = { remaining: 4, limit: 5, resetAtMs: null, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent: true };
+    const window = { remaining: 9, limit: 10, resetAtMs: null, windowMs: 60_000, restorePerSecond: null, unitsPerRequest: null };
+    const step = createStepStore(createCrossFlowStore({}), { shared: redis, warn: () => undefined });
+    try {
+      for (const store of [redis, memory]) {
+        const nowMs = Date.now();
+        const answer = async (scope: string, budget: typeof concurrent | typeof window) => {
+          const { result } = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+          if (result.kind !== "go") throw new Error(`no start: ${result.kind}`);
+          await store.observe(scope, { seq: result.seq, sentAtMs: nowMs, nowMs: nowMs + 10, kind: "ok", limitType: "burst", waitMs: null, waitFromServer: false, budget, reason: "ok" });
+        };
+        expect(store.freesOnAnswerNow("in-flight")).toBe(false);
+        await answer("in-flight", concurrent);
+        await answer("per-minute", window);
+        expect([store.freesOnAnswerNow("in-flight"), store.freesOnAnswerNow("per-minute")]).toEqual([true, false]);
+      }
+      // The step's store answers from Redis while Redis works.
+      expect(step.freesOnAnswerNow("in-flight")).toBe(true);
+      expect(later.freesOnAnswerNow("in-flight")).toBe(false);
+      const nowMs = Date.now();
+      await later.claim({ governor: "in-flight", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+      await later.claim({ governor: "per-minute", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+      expect([later.freesOnAnswerNow("in-flight"), later.freesOnAnswerNow("per-minute")]).toEqual([true, false]);
+    } finally {
+      await redis.close();
+      await later.close();
+    }
+  });
+
   it("keeps one salt: the first candidate wins, and every store on the same prefix reads it", async () => {
     const first = fresh({ saltCandidate: "a".repeat(32) });
     const second = createRedisStore({ url: server.url, keyPrefix: `t${prefixes}:`, saltCandidate: "b".repeat(32) });

@@ -78,7 +78,7 @@ elseif r.kind == "wait" then
 else
   body = '{"kind":"defer","notBeforeMs":' .. num(r.notBeforeMs) .. ',"why":' .. cjson.encode(r.why) .. ',"limitType":' .. cjson.encode(r.limitType) .. "}"
 end
-return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. "}"
+return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. ',"places":' .. bool(holdsConcurrency(state)) .. "}"
 `;
 
 // The observation arrives in Redis's time already: the store moved the client's instants by the
@@ -94,6 +94,7 @@ local observation = { seq = nn(o.seq), sentAtMs = nn(o.sentAtMs), nowMs = nn(o.n
 local state = load(KEYS[1], nowMs)
 observeInPlace(state, observation, args)
 save(KEYS[1], state, nowMs)
+if holdsConcurrency(state) then return "ok:places" end
 return "ok"
 `;
 

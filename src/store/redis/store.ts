@@ -43,6 +43,8 @@ export const QUEUE_RETAIN_MS = 7 * 86_400_000;
 const SALT_RETAIN_MS = 30 * 86_400_000;
 /** See `changed`: a few answer times of a typical API, a few claims a second per waiting request. */
 export const DEFAULT_CHANGE_CHECK_MS = 250;
+/** Scopes whose last-observed "limits requests in flight" a Redis store keeps in memory (a memory store keeps at most 500 scopes). */
+const MAX_PLACES_SCOPES = 1000;
 
 export interface RedisStoreOptions {
   /** redis://host:port or rediss://host:port (TLS). */
@@ -82,6 +84,8 @@ export interface RedisStore extends GovernorStore {
   peekParked(queue: string): Promise<Omit<TakeResult, "items">>;
   /** The key a scope is kept under (for tests and tools). */
   keyOf(scope: string): string;
+  /** Whether the scope limited requests in flight at this store's last claim or observe in it (no trip to Redis). */
+  freesOnAnswerNow(scope: string): boolean;
 }
 
 /** Escapes Redis glob characters (https://redis.io/docs/latest/commands/keys/) so that a name matches only itself. */
@@ -99,6 +103,13 @@ class RedisGovernorStore implements RedisStore {
   private readonly queueLimits: QueueLimits;
   private readonly retainMs: number;
   private readonly changeCheckMs: number;
+  /**
+   * Per scope, whether the state limited requests in flight at this store's last claim or observe in
+   * it (both scripts answer it): freesOnAnswerNow reads it without a trip to Redis. Every request
+   * claims before it is sent, so a step's own store knows it by the time an answer is missing.
+   * Bounded: the oldest scope goes first.
+   */
+  private readonly placesFreeOnAnswer = new Map<string, boolean>();
   private closed = false;
 
   constructor(private readonly options: RedisStoreOptions) {
@@ -148,7 +159,8 @@ class RedisGovernorStore implements RedisStore {
     };
     const sentMs = this.clock.nowMs();
     const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);
-    const answer = JSON.parse(text) as StoreClaim;
+    const answer = JSON.parse(text) as StoreClaim & { places: boolean };
+    this.notePlaces(scopes.governor, answer.places);
     if (!this.options.nowForTest) this.connection.learnOffset(answer.nowMs, sentMs, this.clock.nowMs());
     if (!keptHeldGrant(request, answer.result)) this.waiters.notify(scopes.governor);
     return { result: answer.result, nowMs: answer.nowMs };
@@ -159,8 +171,20 @@ class RedisGovernorStore implements RedisStore {
     const shiftMs = this.options.nowForTest ? 0 : await this.connection.offsetMs();
     const budget = observation.budget && { ...observation.budget, resetAtMs: observation.budget.resetAtMs === null ? null : observation.budget.resetAtMs + shiftMs };
     const inRedisTime = { ...observation, sentAtMs: observation.sentAtMs + shiftMs, nowMs: observation.nowMs + shiftMs, budget, reason: clip(observation.reason) };
-    await this.connection.script("observe", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), observation: inRedisTime })]);
+    const answer = await this.connection.script<string>("observe", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), observation: inRedisTime })]);
+    this.notePlaces(scope, answer === "ok:places");
     this.waiters.notify(scope);
+  }
+
+  /** What a claim or an observe answered of the scope's limit on requests in flight, kept for freesOnAnswerNow. */
+  private notePlaces(scope: string, places: boolean): void {
+    this.placesFreeOnAnswer.delete(scope);
+    if (this.placesFreeOnAnswer.size >= MAX_PLACES_SCOPES) this.placesFreeOnAnswer.delete(this.placesFreeOnAnswer.keys().next().value as string);
+    this.placesFreeOnAnswer.set(scope, places);
+  }
+
+  freesOnAnswerNow(scope: string): boolean {
+    return this.placesFreeOnAnswer.get(scope) === true;
   }
 
   async release(scope: string, seq: number): Promise<void> {
