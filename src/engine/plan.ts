@@ -229,7 +229,7 @@ function droppedWrite(verdict: Verdict, history: AttemptHistory): boolean {
  * behind GitHub's headers, 1 worker, faults: 1.16 -> 1.00 x).
  */
 function retriesAtOnce(verdict: Verdict, history: AttemptHistory): boolean {
-  return history.attempts <= 1 && !backsOffFromWholeBase(verdict, history) && !droppedWrite(verdict, history);
+  return history.attempts <= 1 && !verdict.throttled && !droppedWrite(verdict, history);
 }
 
 /** The backoff before the next attempt when the server named no wait. */

@@ -86,8 +86,8 @@ export interface GovernorStore {
   sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
   /**
    * Whether the scope is known (learned, shown or inferred) to limit requests in flight, answered at
-   * once: from the state in this process, or (Redis) from what this process's last observe in the
-   * scope answered. A dropped write's backoff reads it (plan.ts AttemptHistory.placesFreeOnAnswer).
+   * once: from the state in this process, or (Redis) from what the store's last claim or observe in
+   * the scope answered. A dropped write's backoff reads it (plan.ts AttemptHistory.placesFreeOnAnswer).
    */
   freesOnAnswerNow?(scope: string): boolean;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
