@@ -490,6 +490,7 @@ export class RequestRun {
       method: this.req.method,
       othersUnseen: (this.ctx.store.backing?.() ?? this.ctx.store.kind) === "cross-flow",
       placesFreeOnAnswer: this.ctx.store.freesOnAnswerNow?.(this.req.governorScope) === true,
+      claimsAllSeen: this.ctx.store.seesEveryClaimNow?.(this.req.governorScope) === true,
     };
     const planned = plan(verdict, history, { ...this.ctx.policy, deadlineMs: Number.isFinite(this.req.latestStartMs) ? this.req.latestStartMs : null }, { nowMs, random: this.ctx.random });
     const safety = writeRetrySafety({ method: this.req.method, idempotencyKey: this.req.idempotencyKey, body: this.req.data }, error.response ? verdict : null, { retryWritesAfterThrottle: this.ctx.retryWritesAfterThrottle });

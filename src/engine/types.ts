@@ -187,6 +187,14 @@ export interface AttemptHistory {
    * error (plan.ts). The client asks its store (GovernorStore.freesOnAnswerNow). Absent: false.
    */
   placesFreeOnAnswer?: boolean;
+  /**
+   * Every claim on the scope's budget goes through the state the client asks (one process, or
+   * Redis), and the state shows no one else spending it (GovernorState othersPerMs and reserveUnits
+   * zero): a unit the server counted for a write that got no answer shows in the count the governor
+   * reads next, and the write's retry backs off as from a transient error (plan.ts). The client
+   * asks its store (GovernorStore.seesEveryClaimNow). Absent: false.
+   */
+  claimsAllSeen?: boolean;
 }
 
 export interface PlanOptions {

@@ -47,6 +47,8 @@ export function createCrossFlowStore(crossFlowState: unknown, options: MemorySto
   for (const problem of [...memory.load(scopes), ...memory.loadQueues(queues)]) warn(`throttle-aware-http: ${problem}`);
   return Object.assign(memory, {
     kind: "cross-flow" as const,
+    // Concurrent executions each run on their own copy of the state: none sees the others' claims.
+    seesEveryClaimNow: (): boolean => false,
     toCrossFlowState(): Record<string, unknown> {
       const queues = memory.queuesSnapshot();
       const saved = { v: 1, salt: memory.saltValue, scopes: Object.fromEntries(memory.snapshot()) };

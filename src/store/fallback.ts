@@ -22,6 +22,8 @@ export interface StepStore extends GovernorStore {
   backing(): "redis" | "cross-flow";
   /** Whether the scope is known to limit requests in flight, from the backing that answers now (no trip to Redis). */
   freesOnAnswerNow(scope: string): boolean;
+  /** Whether every claim on the scope goes through the backing that answers now, and its state shows no others spending (no trip to Redis). */
+  seesEveryClaimNow(scope: string): boolean;
   /** What to return as the step's crossFlowState (this component's key only). */
   toCrossFlowState(): Promise<Record<string, unknown>>;
   /** Every recorded scope of a host (provider|host|credential...), for the backoff steps' warning. */
@@ -113,6 +115,10 @@ class FallbackStepStore implements StepStore {
 
   freesOnAnswerNow(scope: string): boolean {
     return this.failed || !this.options.shared ? this.crossFlow.freesOnAnswerNow(scope) : this.options.shared.freesOnAnswerNow(scope);
+  }
+
+  seesEveryClaimNow(scope: string): boolean {
+    return this.failed || !this.options.shared ? this.crossFlow.seesEveryClaimNow(scope) : this.options.shared.seesEveryClaimNow(scope);
   }
 
   release(scope: string, seq: number): Promise<void> {

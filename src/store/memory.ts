@@ -4,7 +4,7 @@
  * probe's answer arrives), not after a fixed lease.
  */
 import { randomBytes } from "node:crypto";
-import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, freesOnAnswer, holdUntil, keptHeldGrant, observeInPlace, readState, release, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
+import { claimInPlace, DEFAULT_GOVERNOR_OPTIONS, emptyState, freesOnAnswer, holdUntil, keptHeldGrant, observeInPlace, readState, release, seesEveryClaim, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type Observation } from "../engine";
 import { createQueueSet } from "./queue";
 import type { ClaimScopes, GovernorStore, ParkedItem, QueueLimits, StoreClaim } from "./types";
 import { ScopeWaiters } from "./waiters";
@@ -38,6 +38,7 @@ export interface MemoryStore extends GovernorStore {
   observeNow(scope: string, observation: Observation): void;
   sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
   freesOnAnswerNow(scope: string): boolean;
+  seesEveryClaimNow(scope: string): boolean;
   /** Every scope's state (copies are not made: treat as read-only). */
   snapshot(): ReadonlyMap<string, GovernorState>;
   /** Loads states written elsewhere (checked; malformed ones are dropped and reported). Returns the problems, one line each. */
@@ -172,6 +173,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (!freedOnAnswer && freesOnAnswer(after)) waiters.notify(placesKey(scope));
     },
     freesOnAnswerNow: freesOn,
+    seesEveryClaimNow(scope: string): boolean {
+      const state = states.get(scope);
+      return state !== undefined && seesEveryClaim(state);
+    },
     async sleepUntilConcurrencyLearned(scope: string, waitMs: number, signal?: AbortSignal): Promise<void> {
       if (freesOn(scope)) return clock.sleep(waitMs, signal);
       await waiters.changed(placesKey(scope), waitMs, signal);

@@ -90,6 +90,13 @@ export interface GovernorStore {
    * the scope answered. A dropped write's backoff reads it (plan.ts AttemptHistory.placesFreeOnAnswer).
    */
   freesOnAnswerNow?(scope: string): boolean;
+  /**
+   * Whether every claim on the scope's budget goes through this store and its state shows no one
+   * else spending it (engine seesEveryClaim), answered at once like freesOnAnswerNow: false for
+   * cross-flow state, whose concurrent executions each load a copy. A dropped write's backoff reads
+   * it (plan.ts AttemptHistory.claimsAllSeen).
+   */
+  seesEveryClaimNow?(scope: string): boolean;
   /** Gives back a granted slot that will not be used (deferred or aborted before sending). */
   release(scope: string, seq: number): Promise<void>;
   /** Set-if-later: no start in this scope before untilMs. */

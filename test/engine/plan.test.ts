@@ -265,4 +265,18 @@ describe("fallback backoff when the server says nothing", () => {
     expect(plan(verdictFor(429), post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
     expect(plan(noAnswer, { attempts: 1, firstAttemptAtMs: NOW_MS, method: "GET", placesFreeOnAnswer: true }, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
   });
+
+  it("backs off a dropped write from a fifth of the base where the state sees every claim on the budget, and from the whole base where it may not", () => {
+    const options = { nowMs: NOW_MS, random: () => 0.5 };
+    const noAnswer = { ...verdictFor(503), status: 0 };
+    const post = (attempts: number, claimsAllSeen?: boolean) => ({ attempts, firstAttemptAtMs: NOW_MS, method: "POST", claimsAllSeen });
+    // Equal jitter at a draw of 0.5: three quarters of the ceiling (100 ms, then 200 ms, from the fifth).
+    expect(plan(noAnswer, post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 75 });
+    expect(plan(noAnswer, post(2, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 150 });
+    // Others may spend the budget unseen (cross-flow copies, a count that lost more than our claims), or the store cannot tell: the whole base.
+    expect(plan(noAnswer, post(1, false), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    expect(plan(noAnswer, post(1), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    // A throttle keeps the base.
+    expect(plan(verdictFor(429), post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+  });
 });

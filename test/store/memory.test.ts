@@ -4,7 +4,7 @@
  * and rejected on abort), on a clock that moves only when the test says so.
  */
 import { describe, expect, it } from "vitest";
-import { createMemoryStore, type GovernorStore, type StoreEvent } from "../../src/store";
+import { createCrossFlowStore, createMemoryStore, type GovernorStore, type StoreEvent } from "../../src/store";
 import type { ClaimResult, Observation } from "../../src/engine";
 import { FakeClock, isSettled, settle } from "./fake-clock";
 
@@ -245,6 +245,23 @@ describe("sleepUntilConcurrencyLearned()", () => {
     const second = await go(store, scope, T0 + 20);
     await store.observe(scope, ok(second.seq, T0 + 20, T0 + 30, { budget: shownConcurrency }));
     expect(store.freesOnAnswerNow(scope)).toBe(true);
+  });
+
+  it("seesEveryClaimNow tells, at once, whether the scope's count shows no one else spending its budget; cross-flow copies never do", async () => {
+    const store = createMemoryStore({ clock: new FakeClock(T0) });
+    const window = (remaining: number) => ({ budget: { remaining, limit: 10, resetAtMs: T0 + 60_000, windowMs: 60_000, restorePerSecond: null, unitsPerRequest: null } });
+    expect(store.seesEveryClaimNow(scope)).toBe(false);
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10, window(9)));
+    expect(store.seesEveryClaimNow(scope)).toBe(true);
+    // One claim of ours since, and the count fell by four: three units spent by someone this state does not see.
+    const second = await go(store, scope, T0 + 20);
+    await store.observe(scope, ok(second.seq, T0 + 20, T0 + 30, window(5)));
+    expect(store.seesEveryClaimNow(scope)).toBe(false);
+    const copy = createCrossFlowStore({});
+    const own = await go(copy, scope, T0);
+    await copy.observe(scope, ok(own.seq, T0, T0 + 10, window(9)));
+    expect(copy.seesEveryClaimNow(scope)).toBe(false);
   });
 
   it("sleeps the whole wait where nothing is learned", async () => {

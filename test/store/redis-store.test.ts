@@ -93,7 +93,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Redis store", () => {
     }
   });
 
-  it("tells, without a trip to Redis, whether the scope limited requests in flight at this store's last claim or observe, as the memory store does", async () => {
+  it("tells, without a trip to Redis, whether the scope limited requests in flight and whether it saw others spending, at this store's last claim or observe, as the memory store does", async () => {
     const keyPrefix = `t${++prefixes}:`;
     const redis = fresh({ keyPrefix });
     // Another step's store on the same Redis: it has only claimed, and knows it from the claim's answer.
@@ -114,14 +114,29 @@ describe.skipIf(!REDIS_AVAILABLE)("the Redis store", () => {
         await answer("in-flight", concurrent);
         await answer("per-minute", window);
         expect([store.freesOnAnswerNow("in-flight"), store.freesOnAnswerNow("per-minute")]).toEqual([true, false]);
+        // Nothing in either count beyond our own claims: every claim seen.
+        expect([store.seesEveryClaimNow("in-flight"), store.seesEveryClaimNow("per-minute"), store.seesEveryClaimNow("never-claimed")]).toEqual([true, true, false]);
+        // One claim of ours since, and the count fell by four: three units spent by someone the state does not see.
+        const reading = (seq: number, sentAtMs: number, remaining: number) => ({ seq, sentAtMs, nowMs: sentAtMs + 10, kind: "ok" as const, limitType: "burst" as const, waitMs: null, waitFromServer: false, budget: { ...window, remaining, resetAtMs: nowMs + 60_000 }, reason: "ok" });
+        const first = await store.claim({ governor: "spent-by-others", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+        if (first.result.kind !== "go") throw new Error(`no start: ${first.result.kind}`);
+        await store.observe("spent-by-others", reading(first.result.seq, nowMs, 9));
+        expect(store.seesEveryClaimNow("spent-by-others")).toBe(true);
+        const next = await store.claim({ governor: "spent-by-others", holds: [] }, { nowMs: nowMs + 20, latestStartMs: nowMs + 60_000 });
+        if (next.result.kind !== "go") throw new Error(`no start: ${next.result.kind}`);
+        await store.observe("spent-by-others", reading(next.result.seq, nowMs + 20, 5));
+        expect(store.seesEveryClaimNow("spent-by-others")).toBe(false);
       }
       // The step's store answers from Redis while Redis works.
       expect(step.freesOnAnswerNow("in-flight")).toBe(true);
+      expect([step.seesEveryClaimNow("in-flight"), step.seesEveryClaimNow("spent-by-others")]).toEqual([true, false]);
       expect(later.freesOnAnswerNow("in-flight")).toBe(false);
       const nowMs = Date.now();
       await later.claim({ governor: "in-flight", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
       await later.claim({ governor: "per-minute", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
       expect([later.freesOnAnswerNow("in-flight"), later.freesOnAnswerNow("per-minute")]).toEqual([true, false]);
+      await later.claim({ governor: "spent-by-others", holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+      expect([later.seesEveryClaimNow("in-flight"), later.seesEveryClaimNow("spent-by-others")]).toEqual([true, false]);
     } finally {
       await redis.close();
       await later.close();

@@ -9,7 +9,7 @@ import type { GovernorState } from "./types";
 export { claim, claimInPlace, isCold, keptHeldGrant, latestPacedStartMs, prune, recheckMs, release } from "./claim";
 export { observe, observeInPlace } from "./observe";
 export { holdsConcurrency as freesOnAnswer } from "./concurrency";
-export { earliestStart, fromOwnLog, unreflectedUnits } from "./model";
+export { earliestStart, fromOwnLog, seesEveryClaim, unreflectedUnits } from "./model";
 export { boundSlots, clampTime, copyState, emptyState, MAX_SLOTS, readState } from "./state";
 export type * from "./types";
 export { DEFAULT_GOVERNOR_OPTIONS } from "./types";

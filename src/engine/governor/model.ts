@@ -22,6 +22,17 @@ export type Earliest =
   /** Not now, but answers due within a round trip may show the units free: ask again then instead of taking atMs. */
   | { answersDue: true; atMs: number; why: string };
 
+/**
+ * Whether the state shows no one spending its budget unseen: the server's count has lost nothing
+ * beyond our own claims (othersPerMs) and no throttle came where the count said a unit was free
+ * (reserveUnits). Then a unit the server counted for a request that got no answer shows in the next
+ * count the governor reads, and a retry is spaced like any claim (plan.ts
+ * AttemptHistory.claimsAllSeen).
+ */
+export function seesEveryClaim(state: GovernorState): boolean {
+  return state.othersPerMs === 0 && state.reserveUnits === 0;
+}
+
 /** Units of our claims granted after the claim fromSeq, up to and including toSeq. */
 export function unitsClaimedBetween(state: GovernorState, fromSeq: number, toSeq: number): number {
   let units = 0;

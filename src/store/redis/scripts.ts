@@ -78,7 +78,8 @@ elseif r.kind == "wait" then
 else
   body = '{"kind":"defer","notBeforeMs":' .. num(r.notBeforeMs) .. ',"why":' .. cjson.encode(r.why) .. ',"limitType":' .. cjson.encode(r.limitType) .. "}"
 end
-return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. ',"places":' .. bool(holdsConcurrency(state)) .. "}"
+-- places: concurrency.ts holdsConcurrency; seen: model.ts seesEveryClaim (inline: the chunk is at Lua's 200 locals).
+return '{"result":' .. body .. ',"nowMs":' .. num(nowMs) .. ',"places":' .. bool(holdsConcurrency(state)) .. ',"seen":' .. bool(state.othersPerMs == 0 and state.reserveUnits == 0) .. "}"
 `;
 
 // The observation arrives in Redis's time already: the store moved the client's instants by the
@@ -94,8 +95,8 @@ local observation = { seq = nn(o.seq), sentAtMs = nn(o.sentAtMs), nowMs = nn(o.n
 local state = load(KEYS[1], nowMs)
 observeInPlace(state, observation, args)
 save(KEYS[1], state, nowMs)
-if holdsConcurrency(state) then return "ok:places" end
-return "ok"
+-- As the claim answers: places (holdsConcurrency), seen (model.ts seesEveryClaim).
+return "ok" .. (holdsConcurrency(state) and ":places" or "") .. ((state.othersPerMs == 0 and state.reserveUnits == 0) and ":seen" or "")
 `;
 
 const RELEASE_LUA = String.raw`

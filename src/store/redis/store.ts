@@ -43,8 +43,14 @@ export const QUEUE_RETAIN_MS = 7 * 86_400_000;
 const SALT_RETAIN_MS = 30 * 86_400_000;
 /** See `changed`: a few answer times of a typical API, a few claims a second per waiting request. */
 export const DEFAULT_CHANGE_CHECK_MS = 250;
-/** Scopes whose last-observed "limits requests in flight" a Redis store keeps in memory (a memory store keeps at most 500 scopes). */
-const MAX_PLACES_SCOPES = 1000;
+/** Scopes whose last answered note (ScopeNote) a Redis store keeps in memory (a memory store keeps at most 500 scopes). */
+const MAX_NOTED_SCOPES = 1000;
+
+/** What the scripts answer of a scope's state besides the claim: see RedisGovernorStore.scopeNotes. */
+interface ScopeNote {
+  places: boolean;
+  seen: boolean;
+}
 
 export interface RedisStoreOptions {
   /** redis://host:port or rediss://host:port (TLS). */
@@ -86,6 +92,8 @@ export interface RedisStore extends GovernorStore {
   keyOf(scope: string): string;
   /** Whether the scope limited requests in flight at this store's last claim or observe in it (no trip to Redis). */
   freesOnAnswerNow(scope: string): boolean;
+  /** Whether the scope's state showed no one spending its budget unseen at this store's last claim or observe in it (no trip to Redis). */
+  seesEveryClaimNow(scope: string): boolean;
 }
 
 /** Escapes Redis glob characters (https://redis.io/docs/latest/commands/keys/) so that a name matches only itself. */
@@ -104,12 +112,13 @@ class RedisGovernorStore implements RedisStore {
   private readonly retainMs: number;
   private readonly changeCheckMs: number;
   /**
-   * Per scope, whether the state limited requests in flight at this store's last claim or observe in
-   * it (both scripts answer it): freesOnAnswerNow reads it without a trip to Redis. Every request
-   * claims before it is sent, so a step's own store knows it by the time an answer is missing.
+   * Per scope, what the state showed at this store's last claim or observe in it (both scripts
+   * answer it): whether it limited requests in flight (freesOnAnswerNow) and whether it saw no one
+   * spending its budget unseen (seesEveryClaimNow), read without a trip to Redis. Every request
+   * claims before it is sent, so a step's own store knows them by the time an answer is missing.
    * Bounded: the oldest scope goes first.
    */
-  private readonly placesFreeOnAnswer = new Map<string, boolean>();
+  private readonly scopeNotes = new Map<string, ScopeNote>();
   private closed = false;
 
   constructor(private readonly options: RedisStoreOptions) {
@@ -159,8 +168,8 @@ class RedisGovernorStore implements RedisStore {
     };
     const sentMs = this.clock.nowMs();
     const text = await this.connection.script<string>("claim", [this.keyOf(scopes.governor), ...scopes.holds.map((h) => this.keyOf(h))], [JSON.stringify(args)]);
-    const answer = JSON.parse(text) as StoreClaim & { places: boolean };
-    this.notePlaces(scopes.governor, answer.places);
+    const answer = JSON.parse(text) as StoreClaim & ScopeNote;
+    this.noteScope(scopes.governor, { places: answer.places, seen: answer.seen });
     if (!this.options.nowForTest) this.connection.learnOffset(answer.nowMs, sentMs, this.clock.nowMs());
     if (!keptHeldGrant(request, answer.result)) this.waiters.notify(scopes.governor);
     return { result: answer.result, nowMs: answer.nowMs };
@@ -172,19 +181,24 @@ class RedisGovernorStore implements RedisStore {
     const budget = observation.budget && { ...observation.budget, resetAtMs: observation.budget.resetAtMs === null ? null : observation.budget.resetAtMs + shiftMs };
     const inRedisTime = { ...observation, sentAtMs: observation.sentAtMs + shiftMs, nowMs: observation.nowMs + shiftMs, budget, reason: clip(observation.reason) };
     const answer = await this.connection.script<string>("observe", [this.keyOf(scope)], [JSON.stringify({ ...this.common(), observation: inRedisTime })]);
-    this.notePlaces(scope, answer === "ok:places");
+    const flags = answer.split(":");
+    this.noteScope(scope, { places: flags.includes("places"), seen: flags.includes("seen") });
     this.waiters.notify(scope);
   }
 
-  /** What a claim or an observe answered of the scope's limit on requests in flight, kept for freesOnAnswerNow. */
-  private notePlaces(scope: string, places: boolean): void {
-    this.placesFreeOnAnswer.delete(scope);
-    if (this.placesFreeOnAnswer.size >= MAX_PLACES_SCOPES) this.placesFreeOnAnswer.delete(this.placesFreeOnAnswer.keys().next().value as string);
-    this.placesFreeOnAnswer.set(scope, places);
+  /** What a claim or an observe answered of the scope's state, kept for freesOnAnswerNow and seesEveryClaimNow. */
+  private noteScope(scope: string, note: ScopeNote): void {
+    this.scopeNotes.delete(scope);
+    if (this.scopeNotes.size >= MAX_NOTED_SCOPES) this.scopeNotes.delete(this.scopeNotes.keys().next().value as string);
+    this.scopeNotes.set(scope, note);
   }
 
   freesOnAnswerNow(scope: string): boolean {
-    return this.placesFreeOnAnswer.get(scope) === true;
+    return this.scopeNotes.get(scope)?.places === true;
+  }
+
+  seesEveryClaimNow(scope: string): boolean {
+    return this.scopeNotes.get(scope)?.seen === true;
   }
 
   async release(scope: string, seq: number): Promise<void> {
