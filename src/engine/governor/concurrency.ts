@@ -21,7 +21,7 @@
  * With no count shown at all, throttles tell it (concurrency "silent", learnSilentConcurrency): the
  * cap is then an estimate, lowered by each throttle and ruled out only at one.
  */
-import { heldSlots } from "./model";
+import { heldSlots, seesEveryClaim } from "./model";
 import { bucketRateEstimated, bucketWindowBoundMs, clampTime, MAX_IN_FLIGHT, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, windowIsGuessed } from "./state";
 import type { Anchor, GovernorState, Observation, ObservedBudget } from "./types";
 
@@ -193,7 +193,7 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   if (state.refill === "bucket" && !estimated) return false;
   if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs) return false;
   if (!estimated && !sameResetBefore(previous, observation, budget)) return false;
-  if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
+  if (budget.remaining < previous.remaining || state.limit === null || state.unitsPerRequest !== 1 || !seesEveryClaim(state)) return false;
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
   if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs)) return false;
@@ -237,7 +237,7 @@ function countOutgrewOurs(state: GovernorState, observation: Observation, budget
   const previous = state.anchor;
   const limit = budget.limit ?? state.limit;
   if (state.concurrency !== "unknown" || previous === null || observation.kind !== "ok" || limit === null || state.refill === "bucket") return false;
-  if (state.unitsPerRequest !== 1 || state.othersPerMs > 0 || state.reserveUnits > 0) return false;
+  if (state.unitsPerRequest !== 1 || !seesEveryClaim(state)) return false;
   if (observation.seq <= previous.seq || observation.sentAtMs < previous.answeredAtMs || !sameResetBefore(previous, observation, budget)) return false;
   return limit - budget.remaining > oursPossiblyOut(state, previous, observation, limit, leaseMs);
 }

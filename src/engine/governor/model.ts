@@ -25,9 +25,9 @@ export type Earliest =
 /**
  * Whether the state shows no one spending its budget unseen: the server's count has lost nothing
  * beyond our own claims (othersPerMs) and no throttle came where the count said a unit was free
- * (reserveUnits). Then a unit the server counted for a request that got no answer shows in the next
- * count the governor reads, and a retry is spaced like any claim (plan.ts
- * AttemptHistory.claimsAllSeen).
+ * (reserveUnits). The count is then ours alone: what our claims explain in it tells a limit's kind
+ * (concurrency.ts, sliding.ts, observe.ts), and a unit the server counted for a request that got no
+ * answer shows in the next count the governor reads (plan.ts AttemptHistory.claimsAllSeen).
  */
 export function seesEveryClaim(state: GovernorState): boolean {
   return state.othersPerMs === 0 && state.reserveUnits === 0;
@@ -295,7 +295,7 @@ function unitsInWindow(state: GovernorState, windowStartMs: number): number {
  * the same count, shown with its reset, read the same way under both (see keepsLastUnitForTest).
  */
 export function windowKindUntold(state: GovernorState, anchor: Anchor, limit: number): boolean {
-  return state.concurrency === "unknown" && limit >= 2 && anchor.resetAtMs > 0 && state.unitsPerRequest === 1 && state.othersPerMs === 0 && state.reserveUnits === 0;
+  return state.concurrency === "unknown" && limit >= 2 && anchor.resetAtMs > 0 && state.unitsPerRequest === 1 && seesEveryClaim(state);
 }
 
 /**

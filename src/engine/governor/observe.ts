@@ -7,7 +7,7 @@
 import { prune } from "./claim";
 import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
-import { unitsClaimedBetween, unreflectedUnits } from "./model";
+import { seesEveryClaim, unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
 import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, refillTestedBehindShownWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, fullRefillToleranceUnits, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
@@ -234,7 +234,7 @@ function countedBeforeAnchor(state: GovernorState, anchor: Anchor, observation: 
   // 50 executions over 5 processes sharing Redis, 3 units went unused, and the run took a fourth).
   if (observation.sentAtMs < anchor.atMs) return true;
   // Where others are known to spend this budget, their units leaving a sliding window raise the count too.
-  return state.othersPerMs === 0 && state.reserveUnits === 0 && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
+  return seesEveryClaim(state) && Math.abs(observation.sentAtMs - anchor.atMs) <= state.rttMs;
 }
 
 function learnBucketFromResets(state: GovernorState, previous: Anchor, sentAtMs: number, remaining: number, resetAtMs: number): void {
@@ -291,7 +291,7 @@ function resetMovedOn(state: GovernorState, previous: Anchor, observation: Obser
   if (observation.sentAtMs >= previous.resetAtMs - RESET_DRIFT_MARGIN_MS) return false;
   // Where others spend the budget unseen, their requests and units leaving a sliding window can
   // balance to the same count by chance: only a count that is ours alone tells.
-  if (state.othersPerMs > 0 || state.reserveUnits > 0) return false;
+  if (!seesEveryClaim(state)) return false;
   const ours = unitsClaimedBetween(state, previous.seq, observation.seq);
   return ours > 0 && remaining === previous.remaining - ours;
 }

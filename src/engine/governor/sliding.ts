@@ -8,7 +8,7 @@
  * rolling whose count comes back faster than its units can leave is a bucket
  * (learnRefillBehindShownWindow).
  */
-import { heldSlots, unitsClaimedBetween } from "./model";
+import { heldSlots, seesEveryClaim, unitsClaimedBetween } from "./model";
 import { MAX_FIGURE, RESET_DRIFT_MARGIN_MS, ROUNDING_MS } from "./state";
 import type { Anchor, GovernorState, Observation } from "./types";
 
@@ -100,7 +100,7 @@ export function refillTestedBehindShownWindow(state: Pick<GovernorState, "refill
 /** Units the count came back by between two readings beyond our units leaving explain, or null where the pair cannot tell. */
 function cameBackBetween(state: GovernorState, previous: Anchor, observation: Observation, remaining: number, lateUnits: number): number | null {
   const { limit, windowMs } = state;
-  if (limit === null || windowMs === null || state.othersPerMs > 0 || state.reserveUnits > 0) return null;
+  if (limit === null || windowMs === null || !seesEveryClaim(state)) return null;
   if (observation.kind !== "ok" || observation.seq <= previous.seq || previous.resetAtMs > 0 || (observation.budget?.resetAtMs ?? null) !== null) return null;
   const held = heldSlots(state, previous, true);
   if (held.ownUnits < limit - previous.remaining) return null;
