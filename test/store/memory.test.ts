@@ -264,6 +264,22 @@ describe("sleepUntilConcurrencyLearned()", () => {
     expect(copy.seesEveryClaimNow(scope)).toBe(false);
   });
 
+  it("seesEveryClaimNow stays true behind a silent API after a throttle taught a limit: a lost attempt's slot stays in the state's own log as a unit spent", async () => {
+    const store = createMemoryStore({ clock: new FakeClock(T0) });
+    for (let i = 0; i < 4; i++) {
+      const next = await go(store, scope, T0 + 20 * i);
+      await store.observe(scope, ok(next.seq, T0 + 20 * i, T0 + 20 * i + 10));
+    }
+    const lost = await go(store, scope, T0 + 80);
+    await store.observe(scope, { ...ok(lost.seq, T0 + 80, T0 + 90), kind: "lost", reason: "no answer" });
+    const throttled = await go(store, scope, T0 + 100);
+    await store.observe(scope, { ...ok(throttled.seq, T0 + 100, T0 + 110), kind: "throttled", limitType: "burst", waitMs: 1000, waitFromServer: true, reason: "429" });
+    const state = store.snapshot().get(scope);
+    expect(state?.limit).not.toBeNull();
+    expect(state?.slots.some(([, seq]) => seq === lost.seq)).toBe(true);
+    expect(store.seesEveryClaimNow(scope)).toBe(true);
+  });
+
   it("sleeps the whole wait where nothing is learned", async () => {
     const clock = new FakeClock(T0);
     const store = createMemoryStore({ clock });

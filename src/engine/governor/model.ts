@@ -26,8 +26,10 @@ export type Earliest =
  * Whether the state shows no one spending its budget unseen: the server's count has lost nothing
  * beyond our own claims (othersPerMs) and no throttle came where the count said a unit was free
  * (reserveUnits). The count is then ours alone: what our claims explain in it tells a limit's kind
- * (concurrency.ts, sliding.ts, observe.ts), and a unit the server counted for a request that got no
- * answer shows in the next count the governor reads (plan.ts AttemptHistory.claimsAllSeen).
+ * (concurrency.ts, sliding.ts, observe.ts), and a request that got no answer is accounted for
+ * (plan.ts AttemptHistory.claimsAllSeen): its slot stays in our log as a unit spent (a "lost"
+ * answer does not take it out), its retry claims a slot of its own, and where the server's count
+ * is read the unit shows there too.
  */
 export function seesEveryClaim(state: GovernorState): boolean {
   return state.othersPerMs === 0 && state.reserveUnits === 0;
