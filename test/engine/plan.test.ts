@@ -251,32 +251,22 @@ describe("fallback backoff when the server says nothing", () => {
     expect(plan(verdictFor(429), { attempts: 3, firstAttemptAtMs: NOW_MS, method: "GET" }, DEFAULT_POLICY, options)).toMatchObject({ waitMs: 1000 });
   });
 
-  it("backs off a dropped write from a fifth of the base where the scope limits requests in flight, and still not at once", () => {
+  // Either hint from the store: a place frees when the answer comes (placesFreeOnAnswer), or the state sees every claim
+  // on the budget (claimsAllSeen). Without one (or where the store cannot tell), the whole base, as for a throttle.
+  it.each([
+    { hint: "placesFreeOnAnswer", where: "the scope limits requests in flight" },
+    { hint: "claimsAllSeen", where: "the state sees every claim on the budget" },
+  ] as const)("backs off a dropped write from a fifth of the base where $where ($hint), and still not at once", ({ hint }) => {
     const options = { nowMs: NOW_MS, random: () => 0.5 };
     const noAnswer = { ...verdictFor(503), status: 0 };
-    const post = (attempts: number, placesFreeOnAnswer?: boolean) => ({ attempts, firstAttemptAtMs: NOW_MS, method: "POST", placesFreeOnAnswer });
-    // Equal jitter at a draw of 0.5: three quarters of the ceiling, 100 ms (a fifth of the base) on the first retry.
+    const post = (attempts: number, told?: boolean) => ({ attempts, firstAttemptAtMs: NOW_MS, method: "POST", [hint]: told });
+    // Equal jitter at a draw of 0.5: three quarters of the ceiling, 100 ms (a fifth of the base) on the first retry, then 200 ms.
     expect(plan(noAnswer, post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 75 });
     expect(plan(noAnswer, post(2, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 150 });
-    // Under a rate (or where the store cannot tell), the whole base, as before.
     expect(plan(noAnswer, post(1, false), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
     expect(plan(noAnswer, post(1), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
-    // A throttle there keeps the base; a read is retried at once either way.
+    // A throttle keeps the base; a read is retried at once either way.
     expect(plan(verdictFor(429), post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
-    expect(plan(noAnswer, { attempts: 1, firstAttemptAtMs: NOW_MS, method: "GET", placesFreeOnAnswer: true }, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
-  });
-
-  it("backs off a dropped write from a fifth of the base where the state sees every claim on the budget, and from the whole base where it may not", () => {
-    const options = { nowMs: NOW_MS, random: () => 0.5 };
-    const noAnswer = { ...verdictFor(503), status: 0 };
-    const post = (attempts: number, claimsAllSeen?: boolean) => ({ attempts, firstAttemptAtMs: NOW_MS, method: "POST", claimsAllSeen });
-    // Equal jitter at a draw of 0.5: three quarters of the ceiling (100 ms, then 200 ms, from the fifth).
-    expect(plan(noAnswer, post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 75 });
-    expect(plan(noAnswer, post(2, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 150 });
-    // Others may spend the budget unseen (cross-flow copies, a count that lost more than our claims), or the store cannot tell: the whole base.
-    expect(plan(noAnswer, post(1, false), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
-    expect(plan(noAnswer, post(1), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
-    // A throttle keeps the base.
-    expect(plan(verdictFor(429), post(1, true), DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 375 });
+    expect(plan(noAnswer, { attempts: 1, firstAttemptAtMs: NOW_MS, method: "GET", [hint]: true }, DEFAULT_POLICY, options)).toMatchObject({ decision: "retry", waitMs: 0 });
   });
 });
