@@ -190,9 +190,9 @@ export interface AttemptHistory {
   /**
    * Every claim on the scope's budget goes through the state the client asks (one process, or
    * Redis), and the state shows no one else spending it (GovernorState othersPerMs and reserveUnits
-   * zero): a unit the server counted for a write that got no answer shows in the count the governor
-   * reads next, and the write's retry backs off as from a transient error (plan.ts). The client
-   * asks its store (GovernorStore.seesEveryClaimNow). Absent: false.
+   * zero): the lost attempt's slot stays in the governor's log as a unit spent and the retry claims
+   * its own, so nothing is taken unseen, and the write's retry backs off as from a transient error
+   * (plan.ts). The client asks its store (GovernorStore.seesEveryClaimNow). Absent: false.
    */
   claimsAllSeen?: boolean;
 }
