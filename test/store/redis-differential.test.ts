@@ -1282,6 +1282,28 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(learned?.refill).toBe("bucket");
   });
 
+  it("agrees that a probe sent at a reset is answered by a reading of the next window that another request brought (a reset read late)", async () => {
+    const both = new SideBySide(raw, server.url, "reset-probe:", T0);
+    const scope = "api|reset-probe";
+    const four = (left: number, resetAfterMs: number): ObservedBudget => shown({ remaining: left, limit: 4, resetAtMs: T0 + resetAfterMs });
+    const go = async (): Promise<number> => seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY }));
+    try {
+      await both.sendAndAnswer(scope, T0, four(3, 1050), 50);
+      const [second, third] = [await go(), await go()];
+      both.nowMs = T0 + 100;
+      await both.observe(scope, answer(second, T0 + 50, "ok", four(2, 1050)));
+      await both.observe(scope, answer(third, T0 + 50, "ok", four(1, 1050)));
+      both.nowMs = T0 + 950;
+      const last = await go();
+      expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: true, atMs: T0 + 1050 });
+      both.nowMs = T0 + 1050;
+      await both.observe(scope, answer(last, T0 + 950, "ok", four(3, 2050)));
+      expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: false, atMs: T0 + 1050 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

@@ -767,8 +767,14 @@ local function probeOverdueMs(state)
   return math.max(2000, 10 * rttOr100(state))
 end
 
-local function heldByProbe(state, nowMs)
-  if not state.probe or state.probe.untilMs <= nowMs or nowMs >= state.probe.atMs + probeOverdueMs(state) then return nil end
+-- claim.ts probeAnsweredByReading (inline: the chunk is at Lua's 200 locals): a reading whose reset lies
+-- past a reset probe's start, with room left, answers what the probe was sent to learn.
+local function heldByProbe(state, nowMs, units)
+  local probe, anchor = state.probe, state.anchor
+  if not probe or probe.untilMs <= nowMs or nowMs >= probe.atMs + probeOverdueMs(state) then return nil end
+  if anchor ~= nil and anchor.seq ~= probe.seq and anchor.resetAtMs > probe.atMs and not state.breakerOpen and state.trialSeq ~= probe.seq
+    and not holdsConcurrency(state) and not (state.refill == "bucket" and state.windowSource == "inferred")
+    and anchor.remaining - unreflectedUnits(state, anchor) >= units then return nil end
   local answerExpectedMs = math.max(nowMs, state.probe.atMs + rttOr100(state))
   return { kind = "wait", untilMs = math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why = "one request is probing the scope; the others wait for its answer" }
 end
@@ -890,7 +896,7 @@ local function claimInPlace(state, request, options)
     if why == "" then why = "the server's wait" end
     return defer(state.notBeforeMs, why)
   end
-  local held = heldByProbe(state, nowMs)
+  local held = heldByProbe(state, nowMs, units)
   if held then return held end
   if isCold(state) or state.breakerOpen then
     if floorMs > request.latestPacedStartMs then return defer(floorMs, "the slots already granted in this scope reach past the latest start") end

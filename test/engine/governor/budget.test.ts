@@ -476,6 +476,25 @@ describe("a shown budget is never overrun", () => {
     expect(scope.go(T0 + 1920).atMs).toBe(T0 + 2920);
   });
 
+  it("the probe sent at a reset to learn the next budget is answered by any reading that shows it: a request sent before our late estimate of the reset, counted after it", () => {
+    const four = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 4, resetAtMs });
+    const scope = Scope.afterReading(T0 + 50, four(3, T0 + 1050));
+    const [second, third] = [scope.go(T0 + 50), scope.go(T0 + 50)];
+    scope.answer(second, T0 + 100, { budget: four(2, T0 + 1050) });
+    scope.answer(third, T0 + 100, { budget: four(1, T0 + 1050) });
+    const last = scope.go(T0 + 950);
+    // The window is spent by our count: one request learns the next budget at the reset we read.
+    const probe = scope.go(T0 + 950);
+    expect(probe).toMatchObject({ atMs: T0 + 1050, probe: true });
+    // The server's reset was at T0 + 1000 (we read it 50 ms late): the last request, sent at 950,
+    // reached it after and found the limit back.
+    scope.answer(last, T0 + 1050, { budget: four(3, T0 + 2050) });
+    expect(scope.claim(T0 + 1050)).toMatchObject({ kind: "go", atMs: T0 + 1050, probe: false });
+    expect(scope.claim(T0 + 1050)).toMatchObject({ kind: "go", atMs: T0 + 1050 });
+    // Both went on the reading's count (3 left, less the probe's unit): the next waits.
+    expect(scope.claim(T0 + 1050).kind).not.toBe("go");
+  });
+
   it("a fixed window's start more than a window ahead is not reserved: 50 claims at once get the next window's ten and wait", () => {
     const scope = new Scope(T0 + 20);
     scope.answer(scope.go(T0 + 20), T0 + 40, { budget: ten(9, T0 + 1000) });
