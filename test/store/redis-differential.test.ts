@@ -1304,6 +1304,25 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a concurrency limit shown on 429s alone is one lesson per burst: the cap stays at the limit shown as the burst's throttles drain it", async () => {
+    const both = new SideBySide(raw, server.url, "shown-429:", T0);
+    const scope = "api|shown-429";
+    const full = shown({ remaining: 0, limit: 3, resetAtMs: T0 + 1000, concurrent: true });
+    try {
+      await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      const burst: number[] = [];
+      for (let i = 0; i < 4; i++) burst.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
+      both.nowMs = T0 + 40;
+      await both.observe(scope, answer(burst[0]!, T0 + 20, "throttled", full));
+      await both.observe(scope, answer(burst[1]!, T0 + 20, "ok", null));
+      await both.observe(scope, answer(burst[2]!, T0 + 20, "ok", null));
+      await both.observe(scope, answer(burst[3]!, T0 + 20, "throttled", full));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "shown", inFlightCap: 3 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

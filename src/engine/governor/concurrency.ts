@@ -147,6 +147,22 @@ export function silentThrottle(state: GovernorState, observation: Observation): 
   state.learnedAtSeq = state.seq;
 }
 
+/**
+ * A throttle under a concurrency limit: the cap goes one under what was in flight when it came,
+ * and no higher than the limit a count shows. Once per lesson, as a TCP sender halves its window
+ * once per round trip of losses (RFC 5681 §3.1, https://www.rfc-editor.org/rfc/rfc5681#section-3.1):
+ * the claims already out were granted under the cap it replaced, and each of their throttles,
+ * answered as the burst drains, found fewer of ours in flight. Lowered at every one, a limit of 25
+ * shown on IETF fields on 429s alone (qu="concurrent-requests"), 50 workers, was held at 3 in
+ * flight for the rest of the run (lab:random seed 1601 #4).
+ */
+export function concurrencyThrottle(state: GovernorState, observation: Observation, inFlightBefore: number): void {
+  if (observation.seq <= state.learnedAtSeq && state.inFlightCap !== null) return;
+  state.inFlightCap = Math.max(1, Math.min(state.inFlightCap ?? MAX_IN_FLIGHT, inFlightBefore - 1));
+  state.inFlightCapGrows = false;
+  state.learnedAtSeq = state.seq;
+}
+
 /** Claims of ours still unanswered that had started by atMs (a claim's lease ends leaseMs after its start). */
 export function startedBy(state: GovernorState, atMs: number, leaseMs: number): number {
   let started = 0;

@@ -5,7 +5,7 @@
  * before it) and the window (from the first of them to the announced reset).
  */
 import { prune } from "./claim";
-import { applyConcurrentBudget, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
+import { applyConcurrentBudget, concurrencyThrottle, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { seesEveryClaim, unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
@@ -769,8 +769,7 @@ function applyThrottle(state: GovernorState, observation: Observation, options: 
   if (state.concurrency === "silent") {
     silentThrottle(state, observation);
   } else if (observation.limitType === "concurrency" || concurrent) {
-    state.inFlightCap = Math.max(1, inFlightBefore - 1);
-    state.inFlightCapGrows = false;
+    concurrencyThrottle(state, observation, inFlightBefore);
   } else if (observation.budget === null) {
     const before: SilentRate = { limit: state.limit, refill: state.refill };
     const fresh = observation.seq > state.learnedAtSeq;

@@ -2000,8 +2000,12 @@ local function applyThrottle(state, observation, options, inFlightBefore)
   if state.concurrency == "silent" then
     silentThrottle(state, observation)
   elseif observation.limitType == "concurrency" or concurrent then
-    state.inFlightCap = math.max(1, inFlightBefore - 1)
-    state.inFlightCapGrows = false
+    -- concurrency.ts concurrencyThrottle (inline: the chunk is at Lua's 200 locals): once per lesson, and no higher than a limit shown.
+    if not (observation.seq <= state.learnedAtSeq and state.inFlightCap ~= nil) then
+      state.inFlightCap = math.max(1, math.min(state.inFlightCap or MAX_IN_FLIGHT, inFlightBefore - 1))
+      state.inFlightCapGrows = false
+      state.learnedAtSeq = state.seq
+    end
   elseif observation.budget == nil then
     local beforeLimit, beforeRefill = state.limit, state.refill
     local fresh = observation.seq > state.learnedAtSeq

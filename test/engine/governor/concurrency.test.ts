@@ -144,6 +144,22 @@ describe("a concurrency limit", () => {
     expect(told.state).toMatchObject({ concurrency: "shown", inFlightCap: 2, notBeforeMs: 0 });
   });
 
+  it("a limit shown on 429s alone: the throttles of one burst, answered as it drains, are one lesson, and the cap stays at the limit shown", () => {
+    const scope = new Scope();
+    scope.answer(scope.go(T0), T0 + 20);
+    const burst = goAll(scope, T0 + 20, 4);
+    const [first, second, third, last] = burst;
+    // The first throttle comes with all four out: the cap is the limit it shows (3), not 4 - 1 alone.
+    scope.throttle(first!, T0 + 40, 1000, { budget: counted(0, true) });
+    expect(scope.state).toMatchObject({ concurrency: "shown", inFlightCap: 3 });
+    scope.answer(second!, T0 + 40);
+    scope.answer(third!, T0 + 40);
+    // The last comes with itself alone out: the same lesson, not a cap of one.
+    scope.throttle(last!, T0 + 40, 1000, { budget: counted(0, true) });
+    expect(scope.state.inFlightCap).toBe(3);
+    expect(goAll(scope, scope.state.notBeforeMs, 3).map((go) => go.atMs)).toEqual(Array(3).fill(T0 + 1040));
+  });
+
   it("an inferred limit is ruled out by an answer whose reset lies further than a second and a round trip from it (a bucket's time until full), not by one within it", () => {
     const within = twoReadings(2);
     const [a, slow] = goAll(within, T0 + 400, 2);
