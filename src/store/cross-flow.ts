@@ -43,11 +43,11 @@ export function createCrossFlowStore(crossFlowState: unknown, options: MemorySto
       warn(`throttle-aware-http: the stored state under ${STATE_KEY} is not in a known format; starting afresh.`);
     }
   }
-  const memory = createMemoryStore({ ...options, salt: options.salt ?? salt });
+  // Concurrent executions each run on their own copy of the state: none sees the others' claims.
+  const memory = createMemoryStore({ ...options, salt: options.salt ?? salt, governor: { ...options.governor, claimsAllSeen: false } });
   for (const problem of [...memory.load(scopes), ...memory.loadQueues(queues)]) warn(`throttle-aware-http: ${problem}`);
   return Object.assign(memory, {
     kind: "cross-flow" as const,
-    // Concurrent executions each run on their own copy of the state: none sees the others' claims.
     seesEveryClaimNow: (): boolean => false,
     toCrossFlowState(): Record<string, unknown> {
       const queues = memory.queuesSnapshot();

@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/actions/shared";
 import { emptyState, type GovernorState } from "../../src/engine";
-import { createCrossFlowStore, STATE_KEY, type CrossFlowStore } from "../../src/store";
+import { createCrossFlowStore, createMemoryStore, STATE_KEY, type CrossFlowStore } from "../../src/store";
 import { FakeClock } from "./fake-clock";
 
 const T0 = Date.UTC(2027, 0, 15, 8);
@@ -44,6 +44,19 @@ describe("the cross-flow store", () => {
     const { result } = await second.claim({ governor: scope, holds: [] }, { nowMs: T0 + 1000, latestStartMs: T0 + 60_000 });
     expect(result).toEqual({ kind: "defer", notBeforeMs: T0 + 30 * 60_000, why: "daily quota spent", limitType: "quota" });
     expect(second.snapshot().get(`${scope}|b`)).toMatchObject({ limit: 10, windowMs: 60_000, anchor: { remaining: 7 } });
+  });
+
+  it("tells its governors that others spend unseen: a spent throttle does not lengthen a window from its own log, as the memory store's does", async () => {
+    const slots: GovernorState["slots"] = [[T0 + 2040, 1, 1], [T0 + 2050, 2, 1], [T0 + 2060, 3, 1], [T0 + 3100, 4, 1]];
+    const misread: GovernorState = { ...emptyState(T0), seq: 4, limit: 3, windowMs: 1020, windowSource: "inferred", rttMs: 20, slots, inFlight: [[4, T0 + 33_100, 1]] };
+    const throttled = { seq: 4, sentAtMs: T0 + 3100, nowMs: T0 + 3120, kind: "throttled" as const, limitType: "burst" as const, waitMs: 1000, waitFromServer: true, budget: { remaining: 0, limit: 3, resetAtMs: T0 + 5000, windowMs: null, restorePerSecond: null, unitsPerRequest: null }, reason: "429" };
+    const crossFlow = open(persisted({ [STATE_KEY]: { v: 1, salt: SALT, scopes: { [scope]: misread } } })).store;
+    await crossFlow.observe(scope, throttled);
+    expect(crossFlow.snapshot().get(scope)?.windowMs).toBe(1020);
+    const memory = createMemoryStore({ clock: new FakeClock(T0) });
+    expect(memory.load({ [scope]: misread })).toEqual([]);
+    await memory.observe(scope, throttled);
+    expect(memory.snapshot().get(scope)?.windowMs).toBe(1960);
   });
 
   it("returns only its own key: other components' keys are neither returned nor changed", async () => {

@@ -1323,6 +1323,20 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a sliding window read too short is lengthened by a spent throttle's reset, back to the limit-th newest unit of ours", async () => {
+    const both = new SideBySide(raw, server.url, "lengthen:", T0 + 3120);
+    const scope = "api|lengthen";
+    const slots: GovernorState["slots"] = [[T0 + 2040, 1, 1], [T0 + 2050, 2, 1], [T0 + 2060, 3, 1], [T0 + 3100, 4, 1]];
+    const misread: GovernorState = { ...emptyState(T0), seq: 4, limit: 3, windowMs: 1020, windowSource: "inferred", rttMs: 20, slots, inFlight: [[4, T0 + 33_100, 1]] };
+    try {
+      await writeBoth(raw, both, scope, misread);
+      await both.observe(scope, { ...answer(4, T0 + 3100, "throttled", shown({ remaining: 0, limit: 3, resetAtMs: T0 + 5000 })), waitMs: 1000, waitFromServer: true });
+      expect(both.memory.snapshot().get(scope)?.windowMs).toBe(1960);
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

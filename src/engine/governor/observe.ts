@@ -9,7 +9,7 @@ import { applyConcurrentBudget, concurrencyThrottle, growSilentCap, holdsConcurr
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { seesEveryClaim, unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
-import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, refillTestedBehindShownWindow, trimWindow } from "./sliding";
+import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, lengthenFromThrottle, refillTestedBehindShownWindow, trimWindow } from "./sliding";
 import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, fullRefillToleranceUnits, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
@@ -952,6 +952,7 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     applyShape(state, observation.budget);
     learnBucketFromAdmitted(state, observation, observation.budget.remaining);
     applyAnchor(state, observation, observation.budget, options.leaseMs);
+    lengthenFromThrottle(state, observation, observation.budget.remaining, observation.budget.resetAtMs ?? 0, options.claimsAllSeen !== false);
     holdPolicyWindow(state, observation.budget.policyWindowMs ?? null);
   }
   // A replayed answer spent nothing: the request leaves our log, as a rejected one does.

@@ -33,6 +33,33 @@ export function inferWindow(state: GovernorState, observation: Observation, rema
 }
 
 /**
+ * A throttle whose count is spent, in a sliding window whose length was inferred: where every unit
+ * the server counts is ours, it counts the limit's worth of our newest units sent before the
+ * throttled one (throttled ones leave our log: the server did not count them), and its reset is
+ * when the oldest of those leaves, rounded up by under a second. So the window is at least that
+ * reset less the rounding, the Date's drift and a round trip (the unit reached the server after
+ * its send), less that unit's send. inferWindow's bounds are upper ones, and a window read too
+ * short (a probe that reached a sliding window just as most of the last burst left, read as a
+ * fixed window's full refill) is never lengthened by them: a sliding 10 per 2 s read as 1,020 ms
+ * let 8 go at each of its starts and throttled 25 of 76 calls (lab:random seed 1661 #2).
+ */
+export function lengthenFromThrottle(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number, claimsAllSeen: boolean): void {
+  const { limit, windowMs } = state;
+  if (observation.kind !== "throttled" || state.refill !== "window" || state.windowSource !== "inferred" || windowMs === null || limit === null) return;
+  if (remaining > 0 || resetAtMs <= observation.sentAtMs || !claimsAllSeen || !seesEveryClaim(state)) return;
+  let uncounted = limit;
+  for (let i = state.slots.length - 1; i >= 0; i--) {
+    const [atMs, seq, units] = state.slots[i]!;
+    if (atMs > observation.sentAtMs || seq === observation.seq) continue;
+    uncounted -= units;
+    if (uncounted > 0) continue;
+    const boundMs = resetAtMs - ROUNDING_MS - atMs;
+    if (boundMs > windowMs) state.windowMs = Math.min(MAX_FIGURE, boundMs);
+    return;
+  }
+}
+
+/**
  * Where the bound trimmed from units that left is kept: it is measured between two sends on our
  * clock, while the server counted two arrivals, and answers' latencies differ by some ms.
  */

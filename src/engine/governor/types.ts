@@ -284,6 +284,12 @@ export interface GovernorOptions {
   leaseMs: number;
   /** Whether a rate learned from throttles alone is probed upward after clean bucketfuls (estimate.ts probeSilentRate). Default true; off, each lesson only slows it down. */
   probeSilentRate: boolean;
+  /**
+   * Whether every claim on the budget goes through this state (one process's memory, or Redis).
+   * False for cross-flow state: executions that run at once each load their own copy and spend
+   * unseen by the others, so our log is not what the server counts. Default true.
+   */
+  claimsAllSeen?: boolean;
 }
 
-export const DEFAULT_GOVERNOR_OPTIONS: Readonly<GovernorOptions> = Object.freeze({ breakerThreshold: 3, leaseMs: 30_000, probeSilentRate: true });
+export const DEFAULT_GOVERNOR_OPTIONS: Readonly<GovernorOptions> = Object.freeze({ breakerThreshold: 3, leaseMs: 30_000, probeSilentRate: true, claimsAllSeen: true });

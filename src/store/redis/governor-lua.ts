@@ -2161,6 +2161,24 @@ local function observeInPlace(state, given, options)
     applyShape(state, observation.budget)
     learnBucketFromAdmitted(state, observation, observation.budget.remaining)
     applyAnchor(state, observation, observation.budget, options.leaseMs)
+    -- sliding.ts lengthenFromThrottle (inline: the chunk is at Lua's 200 locals; Redis sees every claim):
+    -- a spent throttle's reset, less the rounding, less the send of the limit-th newest unit of ours, bounds the window below.
+    local resetAtMs, limit, windowMs = nn(observation.budget.resetAtMs) or 0, state.limit, state.windowMs
+    if observation.kind == "throttled" and state.refill == "window" and state.windowSource == "inferred" and windowMs ~= nil and limit ~= nil
+      and observation.budget.remaining <= 0 and resetAtMs > observation.sentAtMs and state.othersPerMs == 0 and state.reserveUnits == 0 then
+      local uncounted = limit
+      for i = #state.slots, 1, -1 do
+        local slot = state.slots[i]
+        if slot[1] <= observation.sentAtMs and slot[2] ~= observation.seq then
+          uncounted = uncounted - slot[3]
+          if uncounted <= 0 then
+            local boundMs = resetAtMs - ROUNDING_MS - slot[1]
+            if boundMs > windowMs then state.windowMs = math.min(MAX_FIGURE, boundMs) end
+            break
+          end
+        end
+      end
+    end
     holdPolicyWindow(state, observation.budget.policyWindowMs)
   end
   if observation.counted == false then state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end) end

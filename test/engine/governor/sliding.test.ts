@@ -96,6 +96,18 @@ describe("a sliding window's length", () => {
     expect(reading("throttled").windowMs).toBe(3030);
   });
 
+  it("read too short, is lengthened by a spent throttle's reset: the window still counts the limit-th newest unit of ours, up to that reset less its rounding", () => {
+    // Limit 3 read as 1,020 ms (a probe that found a burst just gone, taken for a fixed window's
+    // full refill); three of ours at T0 + 2040 to 2060, then a fourth at T0 + 3100 is throttled with
+    // the count spent and a reset at T0 + 5000: the oldest of the three is counted till after 4000.
+    const state = { ...threeSent([2040, 2050, 2060], { rttMs: 20, windowMs: 1020, inFlight: [[4, T0 + 40_000, 1]] }), seq: 4, slots: [[T0 + 2040, 1, 1], [T0 + 2050, 2, 1], [T0 + 2060, 3, 1], [T0 + 3100, 4, 1]] as GovernorState["slots"] };
+    const throttled = (options: typeof DEFAULT_GOVERNOR_OPTIONS) =>
+      observe(state, { seq: 4, sentAtMs: T0 + 3100, nowMs: T0 + 3120, kind: "throttled", limitType: "burst", waitMs: 1000, waitFromServer: true, budget: shown({ remaining: 0, limit: 3, resetAtMs: T0 + 5000 }), reason: "429" }, options);
+    expect(throttled(DEFAULT_GOVERNOR_OPTIONS).windowMs).toBe(5000 - 1000 - 2040);
+    // Not where other executions spend unseen (cross-flow state): the limit's worth of our units is not what the server counts.
+    expect(throttled({ ...DEFAULT_GOVERNOR_OPTIONS, claimsAllSeen: false }).windowMs).toBe(1020);
+  });
+
   it("is bounded by the reading's own reset, not by an earlier reading's merged with it: a sliding window's reset moves on as its oldest units leave", () => {
     // Limit 3, window 3 s, delta-second resets: the previous reading named T0 + 8530 (x at T0 + 5250 leaving),
     // this one T0 + 9430 (x2 at T0 + 6180 leaving); 900 ms apart, they would read as one reset.
