@@ -1337,6 +1337,23 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that a reset moved on over a second before the last shown one is a bucket's, though a unit came back meanwhile", async () => {
+    const both = new SideBySide(raw, server.url, "early-reset:", T0);
+    const scope = "api|early-reset";
+    const forty = (remaining: number, resetAfterMs: number): ObservedBudget => shown({ remaining, limit: 40, resetAtMs: T0 + resetAfterMs });
+    try {
+      await both.sendAndAnswer(scope, T0, forty(39, 2020), 20);
+      const burst: number[] = [];
+      for (let i = 0; i < 14; i++) burst.push(seqOf(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })));
+      both.nowMs = T0 + 40;
+      for (const [i, seq] of burst.entries()) await both.observe(scope, answer(seq, T0 + 20, "ok", forty(38 - i, 2020)));
+      await both.sendAndAnswer(scope, T0 + 200, forty(25, 3040), 20);
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ refill: "bucket", windowSource: "inferred" });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that a bucket takes no more requests in flight than it holds, however fast it refills", async () => {
     const kinds = await claimKindsAfter("size:", {
       // 3 of 3 left, refilling 60 per s: as a rate, a fourth start would go 17 ms on.

@@ -1257,7 +1257,10 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq)
-  return ours > 0 and remaining == previous.remaining - ours
+  if ours <= 0 or remaining > previous.remaining then return false end
+  -- observe.ts: sent over a second (and the drift) before the last shown reset, no window moves its reset on: a bucket's does.
+  if observation.sentAtMs < previousShownMs - ROUNDING_MS - ROUNDING_MS / 4 then return true end
+  return remaining == previous.remaining - ours
 end
 
 -- observe.ts fixedResetMoved: a window read as fixed whose reset moved on before it was reached is sliding.

@@ -422,6 +422,23 @@ describe("a shown budget is never overrun", () => {
     expect(readings(true, true).state.refill).toBe("window");
   });
 
+  it("a reset that moves on a second or more before any window could move it reads as a bucket, though a unit came back meanwhile", () => {
+    const forty = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 40, resetAtMs });
+    /** A bucket of 40 whose reset is its time until full, in whole seconds: 15 sent, then one more at sentAfterT0Ms finds a unit back and the reset a second on. */
+    const readings = (sentAfterT0Ms: number): Scope => {
+      const scope = Scope.afterReading(T0 + 20, forty(39, T0 + 2020));
+      const burst = Array.from({ length: 14 }, () => scope.go(T0 + 20));
+      burst.forEach((go, i) => scope.answer(go, T0 + 40, { budget: forty(38 - i, T0 + 2020) }));
+      expect(scope.state.refill).toBe("window");
+      scope.answer(scope.go(T0 + sentAfterT0Ms), T0 + sentAfterT0Ms + 20, { budget: forty(25, T0 + 3040) });
+      return scope;
+    };
+    // Sent over a second and a quarter before the reset the last reading showed: no window moves its reset so early.
+    expect(readings(200).state).toMatchObject({ refill: "bucket", windowSource: "inferred" });
+    // Sent within that of it, a sliding window's oldest unit may have left (its reset is rounded up): not read so.
+    expect(readings(800).state.refill).toBe("window");
+  });
+
   /** A reading of a limit of 10 (per second, in the tests below). */
   const ten = (remaining: number, resetAtMs: number) => shown({ remaining, limit: 10, resetAtMs });
 
