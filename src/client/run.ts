@@ -97,6 +97,8 @@ export class RequestRun {
   private previousWaitMs: number | null = null;
   private throttledAttempts = 0;
   private claimSeq: number | null = null;
+  /** The claim whose answer was the last throttle reported (its retry's backoff may be cut: sitOutRetryWait). */
+  private throttledSeq: number | null = null;
   private sentAtMs = 0;
   private timedOut = false;
   /** The armed attempt's timeout timer, its cancel, and whether the caller's signal listens for it (see armAttempt). */
@@ -185,7 +187,7 @@ export class RequestRun {
   private async sitOutRetryWait(): Promise<void> {
     const { ctx, req } = this;
     if (!this.retryWaitIsBackoff || !ctx.store.sleepUntilConcurrencyLearned) return cappedSleep(ctx.clock, this.retryWaitMs, this.callerSignal);
-    await ctx.store.sleepUntilConcurrencyLearned(req.governorScope, this.retryWaitMs, this.callerSignal);
+    await ctx.store.sleepUntilConcurrencyLearned(req.governorScope, this.retryWaitMs, this.callerSignal, this.throttledSeq ?? undefined);
   }
 
   /**
@@ -572,6 +574,7 @@ export class RequestRun {
     const seq = this.claimSeq;
     if (seq === null) return undefined;
     this.claimSeq = null;
+    this.throttledSeq = verdict.throttled ? seq : null;
     const { ctx, req } = this;
     const nowMs = ctx.clock.nowMs();
     const planned = decision && (decision.decision === "retry" || decision.decision === "defer") ? decision.waitMs : null;

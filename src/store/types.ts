@@ -81,9 +81,10 @@ export interface GovernorStore {
    * Sleeps waitMs, or less: until the scope is learned to limit requests in flight (learned, shown or
    * inferred: a place frees when an answer comes, not at a time), where it was not at the call; for
    * stores whose state is in this process. The client's own backoff after a throttle ends there
-   * (run.ts sitOutRetryWait).
+   * (run.ts sitOutRetryWait). throttledSeq, the claim whose throttle the backoff follows: none at
+   * all where that claim was granted beyond the in-flight cap its answer left (the cap holds the retry).
    */
-  sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal): Promise<void>;
+  sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal, throttledSeq?: number): Promise<void>;
   /**
    * Whether the scope is known (learned, shown or inferred) to limit requests in flight, answered at
    * once: from the state in this process, or (Redis) from what the store's last claim or observe in

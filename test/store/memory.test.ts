@@ -236,6 +236,27 @@ describe("sleepUntilConcurrencyLearned()", () => {
     expect(await isSettled(backoff)).toBe(true);
   });
 
+  it("judges a throttle by the scope at its answer: answered before the limit was learned, or granted beyond the cap its answer left, its backoff ends at once; granted within a held cap, it is slept out", async () => {
+    const clock = new FakeClock(T0);
+    const store = createMemoryStore({ clock });
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10));
+    // Two out in the slow start, neither a limit known: the first is throttled, then an answer shows a limit of one in flight.
+    const [a, b] = [await go(store, scope, T0 + 10), await go(store, scope, T0 + 10)];
+    await store.observe(scope, { ...ok(a.seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 500 });
+    await store.observe(scope, ok(b.seq, T0 + 10, T0 + 20, { budget: { ...shownConcurrency, remaining: 0, limit: 1 } }));
+    // Learned before its backoff began: the cap holds its retry, no sleep.
+    expect(await isSettled(store.sleepUntilConcurrencyLearned(scope, 500, undefined, a.seq))).toBe(true);
+    // Granted within the cap (one in flight of one) and still throttled: the backoff is slept out.
+    const c = await go(store, scope, T0 + 20);
+    await store.observe(scope, { ...ok(c.seq, T0 + 20, T0 + 30), kind: "throttled", limitType: "burst", waitMs: 500, budget: { ...shownConcurrency, remaining: 0, limit: 1 } });
+    const backoff = store.sleepUntilConcurrencyLearned(scope, 500, undefined, c.seq);
+    await settle();
+    expect(await isSettled(backoff)).toBe(false);
+    await clock.advance(500);
+    expect(await isSettled(backoff)).toBe(true);
+  });
+
   it("freesOnAnswerNow tells, at once, whether the scope is known to limit requests in flight", async () => {
     const store = createMemoryStore({ clock: new FakeClock(T0) });
     expect(store.freesOnAnswerNow(scope)).toBe(false);
