@@ -82,7 +82,8 @@ export interface GovernorStore {
    * inferred: a place frees when an answer comes, not at a time), where it was not at the call; for
    * stores whose state is in this process. The client's own backoff after a throttle ends there
    * (run.ts sitOutRetryWait). throttledSeq, the claim whose throttle the backoff follows: none at
-   * all where that claim was granted beyond the in-flight cap its answer left (the cap holds the retry).
+   * all, once the limit is learned, where that throttle was answered before it was, or its claim
+   * was granted beyond the in-flight cap its answer left (the cap holds the retry).
    */
   sleepUntilConcurrencyLearned?(scope: string, waitMs: number, signal?: AbortSignal, throttledSeq?: number): Promise<void>;
   /**

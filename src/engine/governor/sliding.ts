@@ -37,11 +37,13 @@ export function inferWindow(state: GovernorState, observation: Observation, rema
  * the server counts is ours, it counts the limit's worth of our newest units sent before the
  * throttled one (throttled ones leave our log: the server did not count them), and its reset is
  * when the oldest of those leaves, rounded up by under a second. So the window is at least that
- * reset less the rounding, the Date's drift and a round trip (the unit reached the server after
- * its send), less that unit's send. inferWindow's bounds are upper ones, and a window read too
- * short (a probe that reached a sliding window just as most of the last burst left, read as a
- * fixed window's full refill) is never lengthened by them: a sliding 10 per 2 s read as 1,020 ms
- * let 8 go at each of its starts and throttled 25 of 76 calls (lab:random seed 1661 #2).
+ * reset less a second, less that unit's send. The Date's drift and the unit's way to the server
+ * are not taken off: they make the bound tens of ms long at most, on the slow side (a window read
+ * longer paces later), where taking them off left it under the window (1,750 ms for 2 s) and the
+ * next start was throttled too. inferWindow's bounds are upper ones, and a window read too short
+ * (a probe that reached a sliding window just as most of the last burst left, read as a fixed
+ * window's full refill) is never lengthened by them: a sliding 10 per 2 s read as 1,020 ms let 8
+ * go at each of its starts and throttled 25 of 76 calls (lab:random seed 1661 #2).
  */
 export function lengthenFromThrottle(state: GovernorState, observation: Observation, remaining: number, resetAtMs: number, claimsAllSeen: boolean): void {
   const { limit, windowMs } = state;
