@@ -147,6 +147,39 @@ function queueMethods(queues: ReturnType<typeof createQueueSet>): Pick<MemorySto
   };
 }
 
+/** What the scope methods below need of the store they belong to. */
+interface ScopeAccess {
+  states: Map<string, GovernorState>;
+  clock: StoreClock;
+  put(scope: string, state: GovernorState, nowMs: number): void;
+  stateOf(scope: string, nowMs: number): GovernorState;
+  notify(scope: string): void;
+}
+
+/** Release, hold, clear and list: the store's writes to a scope outside claim and observe. */
+function scopeMethods({ states, clock, put, stateOf, notify }: ScopeAccess): Pick<MemoryStore, "release" | "holdUntil" | "clear" | "scopesUnder"> {
+  return {
+    async release(scope, seq) {
+      const state = states.get(scope);
+      if (state) put(scope, release(state, seq), clock.nowMs());
+    },
+    async holdUntil(scope, untilMs, reason, limitType) {
+      const nowMs = clock.nowMs();
+      const next = holdUntil(stateOf(scope, nowMs), untilMs, reason, limitType);
+      put(scope, next, nowMs);
+      return next;
+    },
+    async clear(scope) {
+      const had = states.delete(scope);
+      notify(scope);
+      return had;
+    },
+    async scopesUnder(base) {
+      return [...states.entries()].filter(([key]) => key === base || key.startsWith(`${base}|`));
+    },
+  };
+}
+
 /** Loads states written elsewhere into states, each checked; returns what was dropped, one line each. */
 function loadStates(states: Map<string, GovernorState>, scopes: Record<string, unknown>): string[] {
   const problems: string[] = [];
@@ -218,24 +251,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async observe(scope, observation) {
       store.observeNow(scope, observation);
     },
-    async release(scope, seq) {
-      const state = states.get(scope);
-      if (state) put(scope, release(state, seq), clock.nowMs());
-    },
-    async holdUntil(scope, untilMs, reason, limitType) {
-      const nowMs = clock.nowMs();
-      const next = holdUntil(stateOf(scope, nowMs), untilMs, reason, limitType);
-      put(scope, next, nowMs);
-      return next;
-    },
-    async clear(scope) {
-      const had = states.delete(scope);
-      waiters.notify(scope);
-      return had;
-    },
-    async scopesUnder(base) {
-      return [...states.entries()].filter(([key]) => key === base || key.startsWith(`${base}|`));
-    },
+    ...scopeMethods({ states, clock, put, stateOf, notify: (scope) => waiters.notify(scope) }),
     changed: (scope, waitMs, signal) => waiters.changed(scope, waitMs, signal),
     async salt() {
       return saltValue;
