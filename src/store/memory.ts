@@ -229,7 +229,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const freedOnAnswer = freesOn(scope);
       const outAtGrant = states.get(scope)?.inFlight.find(([seq]) => seq === observation.seq)?.[2];
       const after = observeInPlace(stateOf(scope, observation.nowMs), observation, governorOptions);
-      if (observation.kind === "throttled") backoffNotNeeded.note(scope, observation.seq, freedOnAnswer, outAtGrant, after);
+      // Only a throttle the server named no wait for is followed by a backoff of ours (run.ts sitOutRetryWait).
+      if (observation.kind === "throttled" && !observation.waitFromServer) backoffNotNeeded.note(scope, observation.seq, freedOnAnswer, outAtGrant, after);
       options.onEvent?.({ kind: "observe", scope, observation, state: after });
       put(scope, after, observation.nowMs);
       // Only the change is told: a wait on every answer woke each backing-off request each time.

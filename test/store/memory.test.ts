@@ -257,6 +257,21 @@ describe("sleepUntilConcurrencyLearned()", () => {
     expect(await isSettled(backoff)).toBe(true);
   });
 
+  it("keeps a throttle's note for its backoff through many throttles the server named a wait for (those are never backed off by us)", async () => {
+    const clock = new FakeClock(T0);
+    const store = createMemoryStore({ clock });
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10));
+    const [a, b] = [await go(store, scope, T0 + 10), await go(store, scope, T0 + 10)];
+    await store.observe(scope, { ...ok(a.seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 500 });
+    // Elsewhere, ten thousand throttles whose wait the server told: each retry sleeps the server's wait, not a backoff.
+    for (let seq = 1; seq <= 10_000; seq++) {
+      store.observeNow(`${scope}|told`, { ...ok(seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 1000, waitFromServer: true, reason: "429" });
+    }
+    await store.observe(scope, ok(b.seq, T0 + 10, T0 + 20, { budget: { ...shownConcurrency, remaining: 0, limit: 1 } }));
+    expect(await isSettled(store.sleepUntilConcurrencyLearned(scope, 500, undefined, a.seq))).toBe(true);
+  });
+
   it("freesOnAnswerNow tells, at once, whether the scope is known to limit requests in flight", async () => {
     const store = createMemoryStore({ clock: new FakeClock(T0) });
     expect(store.freesOnAnswerNow(scope)).toBe(false);
