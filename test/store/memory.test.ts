@@ -208,6 +208,14 @@ describe("changed()", () => {
 
 describe("sleepUntilConcurrencyLearned()", () => {
   const shownConcurrency = { remaining: 4, limit: 5, resetAtMs: null, windowMs: null, restorePerSecond: null, unitsPerRequest: null, concurrent: true };
+  /** A first answer showing nothing, then two claims out in the slow start, the first of them throttled with no wait told. */
+  const twoOutFirstThrottled = async (store: ReturnType<typeof createMemoryStore>) => {
+    const first = await go(store, scope, T0);
+    await store.observe(scope, ok(first.seq, T0, T0 + 10));
+    const [a, b] = [await go(store, scope, T0 + 10), await go(store, scope, T0 + 10)];
+    await store.observe(scope, { ...ok(a.seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 500 });
+    return [a, b] as const;
+  };
 
   it("ends when an answer teaches a limit on requests in flight, not on another answer", async () => {
     const clock = new FakeClock(T0);
@@ -239,11 +247,8 @@ describe("sleepUntilConcurrencyLearned()", () => {
   it("judges a throttle by the scope at its answer: answered before the limit was learned, or granted beyond the cap its answer left, its backoff ends at once; granted within a held cap, it is slept out", async () => {
     const clock = new FakeClock(T0);
     const store = createMemoryStore({ clock });
-    const first = await go(store, scope, T0);
-    await store.observe(scope, ok(first.seq, T0, T0 + 10));
     // Two out in the slow start, neither a limit known: the first is throttled, then an answer shows a limit of one in flight.
-    const [a, b] = [await go(store, scope, T0 + 10), await go(store, scope, T0 + 10)];
-    await store.observe(scope, { ...ok(a.seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 500 });
+    const [a, b] = await twoOutFirstThrottled(store);
     await store.observe(scope, ok(b.seq, T0 + 10, T0 + 20, { budget: { ...shownConcurrency, remaining: 0, limit: 1 } }));
     // Learned before its backoff began: the cap holds its retry, no sleep.
     expect(await isSettled(store.sleepUntilConcurrencyLearned(scope, 500, undefined, a.seq))).toBe(true);
@@ -260,10 +265,7 @@ describe("sleepUntilConcurrencyLearned()", () => {
   it("keeps a throttle's note for its backoff through many throttles the server named a wait for (those are never backed off by us)", async () => {
     const clock = new FakeClock(T0);
     const store = createMemoryStore({ clock });
-    const first = await go(store, scope, T0);
-    await store.observe(scope, ok(first.seq, T0, T0 + 10));
-    const [a, b] = [await go(store, scope, T0 + 10), await go(store, scope, T0 + 10)];
-    await store.observe(scope, { ...ok(a.seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 500 });
+    const [a, b] = await twoOutFirstThrottled(store);
     // Elsewhere, ten thousand throttles whose wait the server told: each retry sleeps the server's wait, not a backoff.
     for (let seq = 1; seq <= 10_000; seq++) {
       store.observeNow(`${scope}|told`, { ...ok(seq, T0 + 10, T0 + 20), kind: "throttled", limitType: "burst", waitMs: 1000, waitFromServer: true, reason: "429" });
