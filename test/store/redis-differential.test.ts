@@ -1545,29 +1545,6 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(starts).toEqual([300, 300, -1]);
   });
 
-  it("agrees on a slow start's rounds: the places of a round refilled as its answers come, its growth held until its last answer", async () => {
-    const both = new SideBySide(raw, server.url, "slow-start-rounds:", T0);
-    const scope = "api|rounds";
-    const kinds: string[] = [];
-    try {
-      const { claimAt, four } = await slowStartToFour(both, scope);
-      both.nowMs = T0 + 300;
-      for (const i of [0, 1, 2]) {
-        await both.observe(scope, answer(seqOf(four[i]!), T0 + 200, "ok", null));
-        for (let k = 0; k < 2; k++) kinds.push((await claimAt(T0 + 300)).kind);
-      }
-      await both.observe(scope, answer(seqOf(four[3]!), T0 + 200, "ok", null));
-      for (let k = 0; k < 6; k++) kinds.push((await claimAt(T0 + 300)).kind);
-      expect((await claimAt(T0 + 300)).kind).toBe("wait");
-    } finally {
-      await both.close();
-    }
-    // The round of four went with a cap of six. The first two answers each refill their own place
-    // (go) and their growth waits (the cap, 7 then 8, is at most twice the round); at the third the
-    // cap of 9 has outgrown that and holds nothing back; the last lets the cap of ten fill.
-    expect(kinds).toEqual(["go", "wait", "go", "wait", "go", "go", "go", "go", "go", "go", "go", "go"]);
-  });
-
   it("agrees that a slow start ends at the most claims tracked in flight and does not begin again", async () => {
     const both = new SideBySide(raw, server.url, "slow-start-end:", T0);
     const scope = "api|unlimited";

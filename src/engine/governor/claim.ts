@@ -193,43 +193,7 @@ function heldForConcurrencyTest(state: GovernorState, nowMs: number): { state: G
   return { state, result: waitForAnAnswer(state, nowMs, "the count came back as a concurrency limit's does: the answers still due come before the request that tests it") };
 }
 
-/**
- * A slow start grows its cap by one per success, and a round's answers (requests sent together)
- * come back together: the successes among them grew the cap, and the requests that let go were
- * sent before the throttles among the same answers were read, into a budget those throttles were
- * about to show spent (the doubling's overshoot that RFC 3742 limits for large windows,
- * https://www.rfc-editor.org/rfc/rfc3742). So while answers of the latest answered round are still
- * out, the cap's growth waits for them: the round's own places are refilled as its answers free
- * them (under a concurrency limit, those refills succeeding right after a throttle are what shows
- * the limit: learnSilentConcurrency), and the new places go once the round is in. A sliding 20 per
- * 2 s with nothing shown, 20 workers and 100 ms answers: 20 of the first 40 calls were throttled,
- * 16 of 36 so.
- * Holding the refills too (the whole next round waits) threw fewer still, but left concurrency
- * limits read as the lesson's rate (a limit of 3 behind Stripe's silence: 1.02 -> 4.91 x ideal).
- * A round is the starts within half a round trip before the latest answered one. Only while the
- * cap is at most twice the round: past that the workers, not the cap, bound what is sent, and a
- * straggler would hold back a pipeline of answers that come spread out.
- */
-function heldByRound(state: GovernorState, nowMs: number): ClaimResult | null {
-  if (!state.inFlightCapGrows || state.inFlightCap === null || state.inFlight.length === 0) return null;
-  const out = new Set(state.inFlight.map(([seq]) => seq));
-  let answeredAtMs = -Infinity;
-  let oldestOutAtMs = Infinity;
-  for (const [atMs, seq] of state.slots) {
-    if (out.has(seq)) oldestOutAtMs = Math.min(oldestOutAtMs, atMs);
-    else answeredAtMs = Math.max(answeredAtMs, atMs);
-  }
-  if (oldestOutAtMs > answeredAtMs) return null;
-  const roundFromMs = answeredAtMs - roundTripMs(state) / 2;
-  let roundSize = 0;
-  for (const [atMs] of state.slots) if (atMs >= roundFromMs && atMs <= answeredAtMs) roundSize += 1;
-  if (state.inFlightCap > 2 * roundSize || state.inFlight.length < roundSize) return null;
-  return waitForAnAnswer(state, nowMs, "slow start: the cap grows once the last round's answers are in");
-}
-
 function heldByInFlightCap(state: GovernorState, nowMs: number): ClaimResult | null {
-  const round = heldByRound(state, nowMs);
-  if (round) return round;
   if (state.inFlightCap === null || state.inFlight.length < state.inFlightCap) return null;
   return waitForAnAnswer(state, nowMs, `${state.inFlight.length} request(s) in flight, the most this scope takes at once for now`);
 }

@@ -786,28 +786,7 @@ local function waitForAnAnswer(state, nowMs, why)
   return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = why }
 end
 
--- claim.ts heldByRound (inline: the chunk is at Lua's 200 locals): while answers of the latest
--- answered round of a slow start are out, the cap's growth waits for them; the round's own places
--- are refilled. Only while the cap is at most twice the round.
 local function heldByInFlightCap(state, nowMs)
-  if state.inFlightCapGrows and state.inFlightCap ~= nil and #state.inFlight > 0 then
-    local out = {}
-    for _, f in ipairs(state.inFlight) do out[f[1]] = true end
-    local answeredAtMs, oldestOutAtMs = -INF, INF
-    for _, s in ipairs(state.slots) do
-      if out[s[2]] then oldestOutAtMs = math.min(oldestOutAtMs, s[1]) else answeredAtMs = math.max(answeredAtMs, s[1]) end
-    end
-    if oldestOutAtMs <= answeredAtMs then
-      local roundFromMs = answeredAtMs - roundTripMs(state) / 2
-      local roundSize = 0
-      for _, s in ipairs(state.slots) do
-        if s[1] >= roundFromMs and s[1] <= answeredAtMs then roundSize = roundSize + 1 end
-      end
-      if state.inFlightCap <= 2 * roundSize and #state.inFlight >= roundSize then
-        return waitForAnAnswer(state, nowMs, "slow start: the cap grows once the last round's answers are in")
-      end
-    end
-  end
   if state.inFlightCap == nil or #state.inFlight < state.inFlightCap then return nil end
   return waitForAnAnswer(state, nowMs, string.format("%d request(s) in flight, the most this scope takes at once for now", #state.inFlight))
 end
