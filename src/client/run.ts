@@ -312,7 +312,9 @@ export class RequestRun {
       await ctx.store.changed(req.governorScope, startAtMs - sleptFromMs, this.callerSignal);
       const nowMs = ctx.clock.nowMs();
       this.slotWaitMs += nowMs - sleptFromMs;
-      if (startAtMs - nowMs <= REVISIT_AHEAD_MS) break;
+      // Woken by the timer: the start is due. Woken by a change, even one just before the start:
+      // the grant may have been dropped (a concurrency limit learned from the answers).
+      if (startAtMs - nowMs <= 0) break;
       // No draw from the random source: asking again must not move where other requests' draws fall.
       const again = await ctx.store.claim(this.claimScopes, { nowMs, ...this.latestStarts(nowMs), holding: { seq: held.seq, atMs: held.atMs } });
       if (again.result.kind !== "go") {

@@ -620,6 +620,29 @@ describe("a start laid from an estimated bucket rate (Shopify REST's documented 
     expect(sentEarly).toBe(true);
     expect(claims).toEqual(["go +2000 estimated", "go +0 estimated"]);
   });
+
+  it("is claimed again when the state changes even just before its start: the change may have dropped the grant", async () => {
+    server = await startServer([ok]);
+    const { clock, claims, store, client, scope, nowMs } = await heldClockClient(server.url, (go) => (go.revisable ? " estimated" : ""));
+    // 1 of 10 left at 5 per s (200 ms a unit); another request of ours takes it and is still out.
+    const reading = { remaining: 1, limit: 10, resetAtMs: null, windowMs: null, restorePerSecond: 5, restoreEstimated: true, unitsPerRequest: null };
+    const first = await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    await store.observe(scope, { seq: first.result.kind === "go" ? first.result.seq : -1, sentAtMs: nowMs, nowMs, kind: "ok", limitType: "none", waitMs: null, waitFromServer: false, budget: reading, reason: "200" });
+    await store.claim({ governor: scope, holds: [] }, { nowMs, latestStartMs: nowMs + 60_000 });
+    claims.length = 0;
+    const pending = client.request({ method: "GET", url: "/items" });
+    while (claims.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    expect(claims).toEqual(["go +200 estimated"]);
+    // 150 ms on, 50 ms before the start, the state changes (here: cleared, as a concurrency limit
+    // learned from the answers drops the grants laid ahead of it). Sent on the grant it held, a
+    // request the governor no longer counts went beside the cap it learned: a concurrency limit of 8
+    // behind Shopify's count took a 429 and a 2 s wait (lab:random seed 1771 #6, 1.08 -> 2.03 x ideal).
+    clock.advance(150);
+    await store.clear(scope);
+    const { result } = await sentBeforeClockMoves(server.calls, clock, pending, 50);
+    expect(result.outcome).toBe("success");
+    expect(claims).toEqual(["go +200 estimated", "go +0"]);
+  });
 });
 
 describe("the server's clock, read from the Date of the first answer that speaks of a limit", () => {
