@@ -562,6 +562,7 @@ export class RequestRun {
       policyWindowMs: budget.windowMs ?? null,
       restorePerSecond: budget.restorePerSecond ?? null,
       restoreEstimated: budget.restoreEstimated === true,
+      restoreFloorPerSecond: budget.restoreFloorPerSecond ?? null,
       unitsPerRequest: budget.requestUnits ?? null,
       concurrent: budget.concurrent === true,
     };

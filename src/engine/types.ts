@@ -64,6 +64,12 @@ export interface Budget {
    */
   restoreEstimated?: boolean;
   /**
+   * With restoreEstimated: the slowest rate, units per second, the provider documents for any
+   * bucket (Shopify REST: 2 per s). A bucket shown smaller than the documented ones leaks at no
+   * documented rate, and its estimate is paced at this floor until a 429 says it is too fast.
+   */
+  restoreFloorPerSecond?: number;
+  /**
    * The window's length in ms, where the API names it: a rolling window with no reset instant
    * (HubSpot Interval-Milliseconds), or the IETF RateLimit-Policy's w= beside the reset.
    */

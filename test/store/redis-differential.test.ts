@@ -51,6 +51,8 @@ interface ObservedBudgetDraft {
   policyWindowMs?: number | null;
   restorePerSecond: number | null;
   restoreEstimated?: boolean;
+  /** The provider's slowest documented rate (Shopify REST: 2 per s), beside an estimated one. */
+  restoreFloorPerSecond?: number | null;
   unitsPerRequest: number | null;
   /** The budget counts requests in flight (IETF qu="concurrent-requests"): set per run. */
   concurrent?: boolean;
@@ -97,6 +99,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
           policyWindowMs: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 60 }).map((seconds) => seconds * 1000)),
           restorePerSecond: fc.oneof(fc.constant(null), fc.constant(null), fc.constant(null), fc.double({ min: 0.1, max: 100, noNaN: true })),
           restoreEstimated: fc.boolean(),
+          restoreFloorPerSecond: fc.oneof(fc.constant(null), fc.constant(2), fc.double({ min: 0.1, max: 20, noNaN: true })),
           unitsPerRequest: fc.oneof(fc.constant(null), fc.constant(null), fc.integer({ min: 1, max: 10 })),
         }),
       ),
@@ -292,6 +295,7 @@ function budgetOf(draft: ObservedBudgetDraft, sentAtMs: number, nowMs: number, s
     policyWindowMs: draft.policyWindowMs ?? null,
     restorePerSecond: draft.restorePerSecond,
     restoreEstimated: draft.restoreEstimated === true,
+    restoreFloorPerSecond: draft.restoreFloorPerSecond ?? null,
     unitsPerRequest: draft.unitsPerRequest,
     concurrent: draft.concurrent === true,
   };
@@ -1477,6 +1481,48 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     // window its first 429 taught.
     expect(windows.slice(0, 11)).toEqual([20_000, 20_000, 20_000, 10_000, 10_000, 10_000, 20_000, 20_000, 20_000, 20_000, 20_000]);
     expect(windows[12]).toBe(windows[11]);
+  });
+
+  it("agrees where a bucket shown smaller than the provider documents is paced at its slowest documented rate, and where 429s on starts that rate paced double the window up to the documented one", async () => {
+    const both = new SideBySide(raw, server.url, "floor:", T0);
+    const scope = "api|floor";
+    // Shopify REST's count, 4 of 4 used: documented 0.2 per s (20 s a bucket), no plan slower than 2 per s (2 s).
+    const empty = shown({ remaining: 0, limit: 4, restorePerSecond: 0.2, restoreEstimated: true, restoreFloorPerSecond: 2 });
+    const windows: Array<number | null | undefined> = [];
+    try {
+      const send = async (kind: "ok" | "throttled"): Promise<void> => {
+        let result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        while (result.kind === "wait") {
+          both.nowMs = result.untilMs;
+          result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+        }
+        const sentAtMs = Math.max(both.nowMs, result.kind === "go" ? result.atMs : both.nowMs);
+        both.nowMs = sentAtMs + 50;
+        await both.observe(scope, answer(seqOf(result), sentAtMs, kind, kind === "ok" ? null : empty));
+        windows.push(both.memory.snapshot().get(scope)?.windowMs);
+      };
+      await send("throttled");
+      await send("ok");
+      for (let i = 0; i < 4; i++) await send("throttled");
+      // A count of 15 (documented 0.75 per s) paced at the floor, back 300 ms after a reading: 0.6
+      // of a unit at the floor, 0.225 at the documented rate, so a concurrency limit put to the test.
+      const counted = "api|floor-count";
+      const count = (left: number) => shown({ remaining: left, limit: 15, restorePerSecond: 0.75, restoreEstimated: true, restoreFloorPerSecond: 2 });
+      const firstAtMs = both.nowMs;
+      const first = await both.claim(counted, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(counted, answer(seqOf(first), firstAtMs, "ok", count(14)));
+      both.nowMs = firstAtMs + 300;
+      const next = await both.claim(counted, { latestStartMs: Number.POSITIVE_INFINITY });
+      both.nowMs += 20;
+      await both.observe(counted, answer(seqOf(next), firstAtMs + 300, "ok", count(14)));
+    } finally {
+      await both.close();
+    }
+    // The first 429 is read at the floor; each later one, on a start the floor paced, doubles the
+    // window (once per claim since the last lesson) until the documented 20 s.
+    expect(windows).toEqual([2000, 2000, 4000, 8000, 16_000, 20_000]);
+    expect(both.memory.snapshot().get("api|floor-count")).toMatchObject({ concurrency: "testing", inFlightCap: 15 });
   });
 
   // Each throttle tells no wait; the client either records none, or its own backoff (held until a

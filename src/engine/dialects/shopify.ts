@@ -70,7 +70,9 @@ function callLimitBudget(ctx: SignalContext): Budget | null {
   // larger plans' buckets grow with their rates (4/s, 20/s), so limit / 20 per second is used: an
   // estimate for pacing only: the governor shortens it where the count comes back faster (a custom
   // app's or a plan's faster rate), and a 429's Retry-After still sets the floor if it is too fast.
-  return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20, restoreEstimated: true };
+  // No plan's bucket leaks slower than the Standard plan's 2 per s (REST_DOC), so a bucket shown
+  // smaller than 40 (a proxy's or another API's count behind the same header) starts at that rate.
+  return { ...budgetFromUsed(parsed.used, parsed.limit, "x-shopify-shop-api-call-limit"), restorePerSecond: parsed.limit / 20, restoreEstimated: true, restoreFloorPerSecond: 2 };
 }
 
 /** A GraphQL query THROTTLED by the cost bucket: its wait from the cost extension, or never if it is larger than the bucket. */

@@ -213,8 +213,14 @@ function countCameBack(state: GovernorState, observation: Observation, budget: O
   // A count of requests in flight holds no more than ours still out when each was sent, itself
   // included (a bucket that refilled while a burst drained it shows more than that).
   if (state.limit - previous.remaining > previous.ownOutAtSend || state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs)) return false;
-  // Behind a count with no reset, the estimated rate tells whether a refill could bring it back.
-  if (estimated) return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
+  // Behind a count with no reset, the estimated rate tells whether a refill could bring it back:
+  // the documented one, not a floor it may be paced at (observe.ts applyShape), which gives back a
+  // quarter unit within one round trip of 200 ms for a count of 8 (read as the floor's bucket, a
+  // concurrency limit of 8, 12 workers, went at its pace: lab:random seed 1771 #6, 1.08 -> 2.50 x).
+  if (estimated) {
+    const documentedMs = budget.restorePerSecond !== null && budget.restorePerSecond > 0 ? (state.limit * 1000) / budget.restorePerSecond : 0;
+    return state.windowMs !== null && ((observation.sentAtMs - previous.atMs) * state.limit) / Math.max(state.windowMs, documentedMs) < ESTIMATED_REFILL_BETWEEN_SENDS_MAX_UNITS;
+  }
   // A sliding window gives a unit back between the two sends only if one the server counted at the
   // earlier reading was sent at least a window before the later send. When all it counted were ours
   // (our most recent limit - remaining), that window is at most (later send - the oldest of them):

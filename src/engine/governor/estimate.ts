@@ -84,11 +84,33 @@ export function probeEstimatedRate(state: GovernorState, observation: Observatio
 export function estimateThrottled(state: GovernorState, observation: Observation): void {
   state.pacedCleanUnits = 0;
   const { limit } = state;
-  if (state.probedFromWindowMs === 0 || limit === null) return;
+  if (limit === null) return;
+  if (state.probedFromWindowMs === 0) {
+    floorThrottled(state, observation, limit);
+    return;
+  }
   state.windowMs = Math.max(state.windowMs ?? 0, state.probedFromWindowMs);
   state.probedFromWindowMs = 0;
   state.estimateProbeFailed = true;
   if (state.refillSinceMs > 0) shortenToProvenRefill(state, limit, state.windowMs, state.refillSinceMs, observation.sentAtMs, state.refillSeenUnits - 1);
+}
+
+/**
+ * A 429 on a claim granted after the provider's slowest documented rate began to pace a bucket
+ * smaller than it documents (observe.ts applyShape), or after the last such lesson: the floor was
+ * too fast, and the window doubles, up to the documented rate's for the size, once per round of
+ * claims (as a TCP sender halves its rate once per window of losses, RFC 5681 §3.1,
+ * https://www.rfc-editor.org/rfc/rfc5681#section-3.1). A claim granted before it (the burst that
+ * drained the bucket before the first reading) is no lesson. Paced at the floor all run, a bucket of
+ * 10 per 60 s behind the count took 84 429s for 80 jobs (lab:random seed 901 #26; 10 with this).
+ */
+function floorThrottled(state: GovernorState, observation: Observation, limit: number): void {
+  const rate = observation.budget?.restoreEstimated === true ? observation.budget.restorePerSecond : null;
+  if (!bucketRateEstimated(state) || state.estimateFloorSeq === 0 || observation.seq <= state.estimateFloorSeq || rate === null || rate === undefined || !(rate > 0) || state.windowMs === null) return;
+  const documentedMs = Math.round((limit / rate) * 1000);
+  if (state.windowMs >= documentedMs) return;
+  state.windowMs = Math.min(documentedMs, state.windowMs * 2);
+  state.estimateFloorSeq = Math.max(1, state.seq);
 }
 
 /** A silent rate's start counts as paced between PACED_SHARE and this share of a unit's spacing after the start before it (later is idleness, not the pace). */

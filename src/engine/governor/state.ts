@@ -109,6 +109,7 @@ export function emptyState(nowMs: number): GovernorState {
     probedFromWindowMs: 0,
     pacedCleanUnits: 0,
     estimateProbeFailed: false,
+    estimateFloorSeq: 0,
     lastAnsweredAtMs: 0,
     windowFloorMs: 0,
     trialSeq: 0,
@@ -256,6 +257,7 @@ export function readState(value: unknown): { state: GovernorState } | { error: s
     probedFromWindowMs: isPositive(v.probedFromWindowMs) ? Math.round(v.probedFromWindowMs) : 0,
     pacedCleanUnits: isUnits(v.pacedCleanUnits) && v.pacedCleanUnits <= MAX_FIGURE ? v.pacedCleanUnits : 0,
     estimateProbeFailed: v.estimateProbeFailed === true,
+    estimateFloorSeq: isSmallCount(v.estimateFloorSeq) ? v.estimateFloorSeq : 0,
     lastAnsweredAtMs: isTime(v.lastAnsweredAtMs) ? wholeMs(v.lastAnsweredAtMs) : 0,
     // A state written before windows were tried shorter (or with figures out of range): no floor, no trial out.
     windowFloorMs: isPositive(v.windowFloorMs) ? Math.round(v.windowFloorMs) : 0,

@@ -157,6 +157,12 @@ export interface GovernorState {
   probedFromWindowMs: number;
   pacedCleanUnits: number;
   estimateProbeFailed: boolean;
+  /**
+   * An estimated bucket paced at ESTIMATED_RATE_FLOOR_PER_S rather than at the documented rate
+   * (observe.ts applyShape): the last claim granted before the floor paced the scope (0: not
+   * floored). A throttle on a later claim sends the window back to the documented rate.
+   */
+  estimateFloorSeq: number;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
   lastAnsweredAtMs: number;
   /**
@@ -271,6 +277,8 @@ export interface ObservedBudget {
   restorePerSecond: number | null;
   /** restorePerSecond is a documented estimate, not sent by the API (Shopify REST): the count may prove it too slow. */
   restoreEstimated?: boolean;
+  /** The slowest rate the provider documents for any bucket (see Budget.restoreFloorPerSecond). */
+  restoreFloorPerSecond?: number | null;
   /** Units this request spent, when the API says (a GraphQL query's cost). */
   unitsPerRequest: number | null;
   /** The API says the budget counts requests in flight (IETF qu="concurrent-requests"). */

@@ -207,6 +207,8 @@ local function readState(v)
   if isPositive(v.probedFromWindowMs) then probedFromWindowMs = jsRound(v.probedFromWindowMs) end
   if isUnits(v.pacedCleanUnits) and v.pacedCleanUnits <= MAX_FIGURE then pacedCleanUnits = v.pacedCleanUnits end
   local estimateProbeFailed = v.estimateProbeFailed == true
+  local estimateFloorSeq = 0
+  if isSmallCount(v.estimateFloorSeq) then estimateFloorSeq = v.estimateFloorSeq end
   -- state.ts: a state written before windows were tried shorter has no floor and no trial out.
   local windowFloorMs, trialSeq = 0, 0
   if isPositive(v.windowFloorMs) then windowFloorMs = jsRound(v.windowFloorMs) end
@@ -225,7 +227,7 @@ local function readState(v)
     throttleStreak = v.throttleStreak, breakerOpen = v.breakerOpen == true, okInWindow = v.okInWindow, windowStartMs = jsRound(v.windowStartMs),
     learnedAtSeq = v.learnedAtSeq, lessonSentAtMs = lessonSentAtMs, lessonSeq = lessonSeq, rttMs = v.rttMs, othersPerMs = othersPerMs, reserveUnits = reserveUnits, concurrency = concurrency, lastAnsweredAtMs = lastAnsweredAtMs,
     refillSinceMs = refillSinceMs, refillSeenUnits = refillSeenUnits, budgetOnSuccess = budgetOnSuccess,
-    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed,
+    probedFromWindowMs = probedFromWindowMs, pacedCleanUnits = pacedCleanUnits, estimateProbeFailed = estimateProbeFailed, estimateFloorSeq = estimateFloorSeq,
     windowFloorMs = windowFloorMs, trialSeq = trialSeq, countResetAtMs = countResetAtMs, updatedAtMs = jsRound(v.updatedAtMs),
   }
 end
@@ -246,7 +248,7 @@ local function emptyState(nowMs)
     slots = {}, anchor = nil, probe = nil, inFlight = {}, inFlightCap = nil, inFlightCapGrows = false,
     throttleStreak = 0, breakerOpen = false, okInWindow = 0, windowStartMs = 0, learnedAtSeq = 0, lessonSentAtMs = 0, lessonSeq = 0,
     rttMs = 0, othersPerMs = 0, reserveUnits = 0, concurrency = "unknown", lastAnsweredAtMs = 0,
-    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false,
+    refillSinceMs = 0, refillSeenUnits = 0, budgetOnSuccess = false, probedFromWindowMs = 0, pacedCleanUnits = 0, estimateProbeFailed = false, estimateFloorSeq = 0,
     windowFloorMs = 0, trialSeq = 0, countResetAtMs = 0, updatedAtMs = clampTime(nowMs),
   }
 end
@@ -299,7 +301,7 @@ local function encodeState(s)
     .. ',"learnedAtSeq":' .. num(s.learnedAtSeq) .. ',"lessonSentAtMs":' .. num(s.lessonSentAtMs) .. ',"lessonSeq":' .. num(s.lessonSeq) .. ',"rttMs":' .. num(s.rttMs) .. ',"othersPerMs":' .. num(s.othersPerMs)
     .. ',"reserveUnits":' .. num(s.reserveUnits) .. ',"concurrency":' .. cjson.encode(s.concurrency) .. ',"lastAnsweredAtMs":' .. num(s.lastAnsweredAtMs)
     .. ',"refillSinceMs":' .. num(s.refillSinceMs) .. ',"refillSeenUnits":' .. num(s.refillSeenUnits) .. ',"budgetOnSuccess":' .. bool(s.budgetOnSuccess)
-    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed)
+    .. ',"probedFromWindowMs":' .. num(s.probedFromWindowMs) .. ',"pacedCleanUnits":' .. num(s.pacedCleanUnits) .. ',"estimateProbeFailed":' .. bool(s.estimateProbeFailed) .. ',"estimateFloorSeq":' .. num(s.estimateFloorSeq)
     .. ',"windowFloorMs":' .. num(s.windowFloorMs) .. ',"trialSeq":' .. num(s.trialSeq) .. ',"countResetAtMs":' .. num(s.countResetAtMs) .. ',"updatedAtMs":' .. num(s.updatedAtMs) .. "}"
 end
 
@@ -1013,6 +1015,7 @@ local function checked(o, state)
       policyWindowMs = figureOrNull(budget.policyWindowMs),
       restorePerSecond = figureOrNull(budget.restorePerSecond),
       restoreEstimated = budget.restoreEstimated == true,
+      restoreFloorPerSecond = figureOrNull(budget.restoreFloorPerSecond),
       unitsPerRequest = figureOrNull(budget.unitsPerRequest),
       concurrent = budget.concurrent == true,
     }
@@ -1035,7 +1038,13 @@ local function applyShape(state, budget)
     local provenMs = nil
     if state.refill == "bucket" and state.windowSource == "inferred" then provenMs = state.windowMs end
     state.refill = "bucket"
-    if provenMs == nil then state.windowMs = bucketWindowMs else state.windowMs = math.min(provenMs, bucketWindowMs) end
+    -- observe.ts: a bucket shown smaller than the provider documents starts at its slowest documented rate.
+    local floorMs = bucketWindowMs
+    if budget.restoreFloorPerSecond ~= nil and budget.restoreFloorPerSecond > 0 and state.limit ~= nil then floorMs = math.max(1, jsRound((state.limit / budget.restoreFloorPerSecond) * 1000)) end
+    if state.estimateFloorSeq == 0 and not state.estimateProbeFailed and state.probedFromWindowMs == 0 and floorMs < bucketWindowMs then
+      state.estimateFloorSeq = math.max(1, state.seq)
+      if provenMs == nil then state.windowMs = floorMs else state.windowMs = math.min(provenMs, floorMs) end
+    elseif provenMs == nil then state.windowMs = bucketWindowMs else state.windowMs = math.min(provenMs, bucketWindowMs) end
     state.windowSource = "inferred"
   elseif bucketWindowMs ~= nil and bucketWindowMs <= MAX_FIGURE then
     state.refill = "bucket"
@@ -1356,7 +1365,18 @@ end
 local function estimateThrottled(state, observation)
   state.pacedCleanUnits = 0
   local limit = state.limit
-  if state.probedFromWindowMs == 0 or limit == nil then return end
+  if limit == nil then return end
+  if state.probedFromWindowMs == 0 then
+    -- estimate.ts floorThrottled: a throttle on a claim the floor paced doubles the window, up to the documented rate's.
+    local rate = nil
+    if observation.budget ~= nil and observation.budget.restoreEstimated == true then rate = observation.budget.restorePerSecond end
+    if state.refill ~= "bucket" or state.windowSource ~= "inferred" or state.estimateFloorSeq == 0 or observation.seq <= state.estimateFloorSeq or rate == nil or not (rate > 0) or state.windowMs == nil then return end
+    local documentedMs = jsRound((limit / rate) * 1000)
+    if state.windowMs >= documentedMs then return end
+    state.windowMs = math.min(documentedMs, state.windowMs * 2)
+    state.estimateFloorSeq = math.max(1, state.seq)
+    return
+  end
   state.windowMs = math.max(state.windowMs or 0, state.probedFromWindowMs)
   state.probedFromWindowMs = 0
   state.estimateProbeFailed = true
@@ -1616,7 +1636,12 @@ local function countCameBack(state, observation, budget, leaseMs)
   if budget.remaining < previous.remaining or state.limit == nil or state.unitsPerRequest ~= 1 or state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   if state.limit - previous.remaining > previous.ownOutAtSend or state.limit - budget.remaining > oursPossiblyOut(state, previous, observation, state.limit, leaseMs) then return false end
   -- Under an estimated bucket: the estimate gives back less than a quarter unit between the sends.
-  if estimated then return state.windowMs ~= nil and ((observation.sentAtMs - previous.atMs) * state.limit) / state.windowMs < 0.25 end
+  -- Against the documented rate, not a floor it is paced at (concurrency.ts).
+  if estimated then
+    local documentedMs = 0
+    if budget.restorePerSecond ~= nil and budget.restorePerSecond > 0 then documentedMs = (state.limit * 1000) / budget.restorePerSecond end
+    return state.windowMs ~= nil and ((observation.sentAtMs - previous.atMs) * state.limit) / math.max(state.windowMs, documentedMs) < 0.25
+  end
   local first, last, ownUnits = heldSlots(state, previous)
   if last == 0 or ownUnits < state.limit - previous.remaining then return false end
   local windowMs = ROUNDING_MS

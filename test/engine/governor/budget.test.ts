@@ -150,6 +150,28 @@ describe("a shown budget is never overrun", () => {
     expect(lastStartMs - T0).toBeGreaterThanOrEqual(((100 - 40) * 20_000) / 40 - 500);
   });
 
+  it("a bucket shown smaller than the provider documents is paced at the provider's slowest documented rate (Shopify REST: 2 per s), not at the documented rate for its size", () => {
+    // Shopify documents 2 per s for its smallest bucket (40); a count of 3 is no plan of its, and its
+    // documented size per 20 s (0.15 per s) put a unit 6.7 s apart behind a window of 3 per s (lab:random
+    // seed 1951 #3: 3.20 x ideal; 1.04 x from the floor).
+    const withFloor = (limit: number) => (admission: Admission) => shown({ remaining: admission.remaining, limit, restorePerSecond: limit / 20, restoreEstimated: true, restoreFloorPerSecond: 2 });
+    const { throttled, lastStartMs } = runWorkers(new Scope(T0), fixedWindow(3, 1000, T0), { workers: 2, rttMs: 200, startMs: T0, jobs: 24, budgetOf: withFloor(3) });
+    expect(throttled).toBeLessThanOrEqual(3);
+    // At the documented 0.15 per s, 21 after the first bucketful take 140 s; at the floor, 10.5 s.
+    expect(lastStartMs - T0).toBeLessThan(15_000);
+  });
+
+  it("429s on starts the floor paced double the window, once per claim since the last lesson, up to the documented rate's", () => {
+    // A bucket of 10 per 60 s behind the count: slower than the floor (10 per 5 s) and than the
+    // documented 10 per 20 s. Each 429 on a start the floor (or the last lesson) paced doubles the
+    // window; paced at the floor all run, 80 jobs took 84 429s (lab:random seed 901 #26; 10 with this).
+    const withFloor = (admission: Admission) => shown({ remaining: admission.remaining, limit: 10, restorePerSecond: 0.5, restoreEstimated: true, restoreFloorPerSecond: 2 });
+    const scope = new Scope(T0);
+    const { throttled } = runWorkers(scope, tokenBucket(10, 60_000), { workers: 10, rttMs: 50, startMs: T0, jobs: 40, budgetOf: withFloor });
+    expect(throttled).toBeLessThanOrEqual(12);
+    expect(scope.state.windowMs).toBe(20_000);
+  });
+
   it("a bucket's documented rate shown only on its 429s is shortened by the successes admitted before them, and kept where they fit it", () => {
     // Shopify REST without the header on successes: only a 429 shows 40 of 40 used, at the documented 2 per s.
     const onThrottles = (admission: Admission) => (admission.admitted ? null : shown({ remaining: 0, limit: 40, restorePerSecond: 2, restoreEstimated: true }));

@@ -62,6 +62,7 @@ function randomBudget(gen: Gen, nowMs: number): ObservedBudget | null {
     windowMs: gen.chance(0.4) ? figure(gen, 60_000) : null,
     restorePerSecond: gen.chance(0.15) ? figure(gen, 100) : null,
     restoreEstimated: gen.chance(0.5),
+    restoreFloorPerSecond: gen.chance(0.3) ? figure(gen, 10) : null,
     unitsPerRequest: gen.chance(0.2) ? figure(gen, 50) : null,
   };
 }
