@@ -383,6 +383,23 @@ function seqOf(result: ClaimResult): number {
 }
 
 /**
+ * Claims on both stores, asking again when a start far ahead is near, sends at the start granted
+ * and answers 50 ms later with `kind` (a 429 showing `throttleBudget`). Returns the window after.
+ */
+async function sendWhenNear(both: SideBySide, scope: string, kind: "ok" | "throttled", throttleBudget: ObservedBudget): Promise<number | null | undefined> {
+  let result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  while (result.kind === "wait") {
+    both.nowMs = result.untilMs;
+    result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  }
+  const go = seqOf(result);
+  const sentAtMs = Math.max(both.nowMs, result.kind === "go" ? result.atMs : both.nowMs);
+  both.nowMs = sentAtMs + 50;
+  await both.observe(scope, answer(go, sentAtMs, kind, kind === "ok" ? null : throttleBudget));
+  return both.memory.snapshot().get(scope)?.windowMs;
+}
+
+/**
  * The concurrency tests' slow start, on both stores: one claim answered 100 ms after T0, two
  * claimed then and answered at T0 + 200, and four claimed at T0 + 200 (left out for the test).
  */
@@ -1433,24 +1450,13 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const windows: Array<number | null | undefined> = [];
     try {
       // A start far ahead is claimed again when near: ask then.
-      const sendWhenNear = async (kind: "ok" | "throttled"): Promise<void> => {
-        let result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        while (result.kind === "wait") {
-          both.nowMs = result.untilMs;
-          result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        }
-        const go = seqOf(result);
-        const sentAtMs = Math.max(both.nowMs, result.kind === "go" ? result.atMs : both.nowMs);
-        both.nowMs = sentAtMs + 50;
-        await both.observe(scope, answer(go, sentAtMs, kind, kind === "ok" ? null : empty));
-        windows.push(both.memory.snapshot().get(scope)?.windowMs);
-      };
-      await sendWhenNear("throttled");
-      for (let i = 0; i < 5; i++) await sendWhenNear("ok");
-      await sendWhenNear("throttled");
+      const send = async (kind: "ok" | "throttled"): Promise<void> => void windows.push(await sendWhenNear(both, scope, kind, empty));
+      await send("throttled");
+      for (let i = 0; i < 5; i++) await send("ok");
+      await send("throttled");
       // After 30 s the bucket is full again: four starts 50 ms apart are a burst from it, no pacing.
       both.nowMs += 30_000;
-      for (let i = 0; i < 4; i++) await sendWhenNear("ok");
+      for (let i = 0; i < 4; i++) await send("ok");
       // Slow start with nothing shown until 16 are out at once, sent over 150 ms: one admitted, 15
       // rejected, each 429 showing 20 of 20 used. No 429 is a unit come back.
       const burstScope = "api|estimate-burst";
@@ -1490,17 +1496,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const empty = shown({ remaining: 0, limit: 4, restorePerSecond: 0.2, restoreEstimated: true, restoreFloorPerSecond: 2 });
     const windows: Array<number | null | undefined> = [];
     try {
-      const send = async (kind: "ok" | "throttled"): Promise<void> => {
-        let result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        while (result.kind === "wait") {
-          both.nowMs = result.untilMs;
-          result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-        }
-        const sentAtMs = Math.max(both.nowMs, result.kind === "go" ? result.atMs : both.nowMs);
-        both.nowMs = sentAtMs + 50;
-        await both.observe(scope, answer(seqOf(result), sentAtMs, kind, kind === "ok" ? null : empty));
-        windows.push(both.memory.snapshot().get(scope)?.windowMs);
-      };
+      const send = async (kind: "ok" | "throttled"): Promise<void> => void windows.push(await sendWhenNear(both, scope, kind, empty));
       await send("throttled");
       await send("ok");
       for (let i = 0; i < 4; i++) await send("throttled");

@@ -158,9 +158,11 @@ export interface GovernorState {
   pacedCleanUnits: number;
   estimateProbeFailed: boolean;
   /**
-   * An estimated bucket paced at ESTIMATED_RATE_FLOOR_PER_S rather than at the documented rate
-   * (observe.ts applyShape): the last claim granted before the floor paced the scope (0: not
-   * floored). A throttle on a later claim sends the window back to the documented rate.
+   * An estimated bucket paced at the provider's slowest documented rate rather than at the one
+   * documented for its size (ObservedBudget.restoreFloorPerSecond, observe.ts applyShape): the
+   * last claim granted before the floor, or its last lesson, paced the scope (0: never floored).
+   * A 429 on a later claim doubles the window, up to the documented rate's (estimate.ts
+   * floorThrottled), and moves this on.
    */
   estimateFloorSeq: number;
   /** When the last answer (or loss) of a claim in flight came, epoch ms (0: none yet). */
