@@ -14,7 +14,7 @@
  * proves, and each later probe waits for a bucketful.
  */
 import { bucketFullAtMs } from "./model";
-import { bucketRateEstimated, clampTime, MAX_FIGURE } from "./state";
+import { bucketRateEstimated, clampTime, MAX_FIGURE, windowAtRateMs } from "./state";
 import type { GovernorState, Observation } from "./types";
 
 /**
@@ -107,7 +107,7 @@ export function estimateThrottled(state: GovernorState, observation: Observation
 function floorThrottled(state: GovernorState, observation: Observation, limit: number): void {
   const rate = observation.budget?.restoreEstimated === true ? observation.budget.restorePerSecond : null;
   if (!bucketRateEstimated(state) || state.estimateFloorSeq === 0 || observation.seq <= state.estimateFloorSeq || rate === null || rate === undefined || !(rate > 0) || state.windowMs === null) return;
-  const documentedMs = Math.round((limit / rate) * 1000);
+  const documentedMs = windowAtRateMs(limit, rate);
   if (state.windowMs >= documentedMs) return;
   state.windowMs = Math.min(documentedMs, state.windowMs * 2);
   state.estimateFloorSeq = Math.max(1, state.seq);

@@ -10,7 +10,7 @@ import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProven
 import { seesEveryClaim, unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
 import { countRefillFrom, inferWindow, learnRefillBehindShownWindow, lengthenFromThrottle, refillTestedBehindShownWindow, trimWindow } from "./sliding";
-import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, fullRefillToleranceUnits, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowIsGuessed } from "./state";
+import { bucketRateEstimated, bucketWindowBoundMs, clampTime, clip, copyState, fullRefillToleranceUnits, isPositive, LATE_CLAIM_MIN_MS, MAX_FIGURE, MAX_IN_FLIGHT, MAX_OTHERS_PER_MS, RESET_DRIFT_MARGIN_MS, ROUNDING_MS, wholeSecondsNear, windowAtRateMs, windowIsGuessed } from "./state";
 import type { Anchor, GovernorOptions, GovernorState, Observation, ObservedBudget, SlotTuple } from "./types";
 
 const figureOrNull = (value: number | null): number | null => (isPositive(value) ? value : null);
@@ -62,7 +62,7 @@ function checked(observation: Observation, state: GovernorState): Observation {
 function applyShape(state: GovernorState, budget: ObservedBudget): void {
   if (budget.unitsPerRequest !== null) state.unitsPerRequest = budget.unitsPerRequest;
   if (budget.limit !== null) state.limit = budget.limit;
-  const bucketWindowMs = budget.restorePerSecond !== null && state.limit !== null ? Math.max(1, Math.round((state.limit / budget.restorePerSecond) * 1000)) : null;
+  const bucketWindowMs = budget.restorePerSecond !== null && state.limit !== null ? windowAtRateMs(state.limit, budget.restorePerSecond) : null;
   // A count that came back as a window's (count-window.ts) is no bucket at the estimated rate.
   if (budget.restoreEstimated && state.refill !== "bucket" && state.countResetAtMs > 0) return;
   if (bucketWindowMs !== null && bucketWindowMs <= MAX_FIGURE && budget.restoreEstimated) {
@@ -78,7 +78,7 @@ function applyShape(state: GovernorState, budget: ObservedBudget): void {
     // floorThrottled). Over the lab's 493 Shopify REST sweep scenarios: 1.36 -> 1.23 x
     // ideal (geometric mean), 122 sooner and 35 later by 2 % or more, 429s 5,478 -> 5,762.
     const floorPerSecond = budget.restoreFloorPerSecond ?? null;
-    const floorMs = floorPerSecond !== null && floorPerSecond > 0 && state.limit !== null ? Math.max(1, Math.round((state.limit / floorPerSecond) * 1000)) : bucketWindowMs;
+    const floorMs = floorPerSecond !== null && floorPerSecond > 0 && state.limit !== null ? windowAtRateMs(state.limit, floorPerSecond) : bucketWindowMs;
     if (state.estimateFloorSeq === 0 && !state.estimateProbeFailed && state.probedFromWindowMs === 0 && floorMs < bucketWindowMs) {
       state.estimateFloorSeq = Math.max(1, state.seq);
       state.windowMs = provenMs === null ? floorMs : Math.min(provenMs, floorMs);

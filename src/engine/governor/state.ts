@@ -29,6 +29,11 @@ export const LATE_CLAIM_MIN_MS = 100;
 export function windowIsGuessed(state: Pick<GovernorState, "windowSource">): boolean {
   return state.windowSource === "assumed" || state.windowSource === "outlasted";
 }
+/** The window in which a bucket of `units` refills at `perSecond` units a second, whole ms (at least 1). */
+export function windowAtRateMs(units: number, perSecond: number): number {
+  return Math.max(1, Math.round((units / perSecond) * 1000));
+}
+
 /** A bucket whose rate is an estimate (documented for its size, or bounded from whole-second resets): its own count may prove it faster. */
 export function bucketRateEstimated(state: Pick<GovernorState, "refill" | "windowSource">): boolean {
   return state.refill === "bucket" && state.windowSource === "inferred";
