@@ -24,7 +24,9 @@ function requireSockets(env: StrategyEnv, name: string): void {
 
 function requestOf(env: StrategyEnv, job: Job): Record<string, unknown> {
   const post = job.method === "POST";
-  return { id: job.id, method: job.method, url: `${env.baseUrl}/items/${job.id}`, headers: { [JOB_HEADER]: job.id }, ...(post ? { data: { jobId: job.id }, idempotencyKey: job.id } : {}) };
+  // A key only where the API honours one (ours.ts says why).
+  const key = post && env.scenario.server.honoursIdempotencyKey ? { idempotencyKey: job.id } : {};
+  return { id: job.id, method: job.method, url: `${env.baseUrl}/items/${job.id}`, headers: { [JOB_HEADER]: job.id }, ...(post ? { data: { jobId: job.id }, ...key } : {}) };
 }
 
 /** The lab's own judgement of an answer (a 200 THROTTLED body is not a success). */

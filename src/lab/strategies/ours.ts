@@ -10,7 +10,10 @@
  *   Redis in front of its cross-flow state, one connection per execution, closed at its end; when
  *   Redis does not answer, the execution goes on with cross-flow state.
  * Long waits defer (onLongWait "defer"): the API's past 2 minutes, the governor's pacing past the
- * request's 10 minutes; POSTs carry the job id as their idempotency key.
+ * request's 10 minutes. POSTs carry the job id as their idempotency key where the API honours one
+ * (`server.honoursIdempotencyKey`, as a user reads in the provider's docs: Stripe's Idempotency-Key,
+ * https://docs.stripe.com/api/idempotent_requests); where it does not, a key would not make a repeat
+ * safe, so none is sent and a POST whose answer was lost is not repeated (write-safety.ts).
  */
 import { createThrottleClient, realClock, type ThrottleClient } from "../../client";
 import { createCrossFlowStore, createMemoryStore, type GovernorStore } from "../../store";
@@ -54,14 +57,14 @@ function makeClient(env: StrategyEnv, store: GovernorStore, signal: AbortSignal)
   });
 }
 
-async function runJob(client: ThrottleClient, job: Job, signal: AbortSignal): Promise<JobOutcome> {
+async function runJob(client: ThrottleClient, job: Job, signal: AbortSignal, keyHonoured: boolean): Promise<JobOutcome> {
   try {
     const result = await client.request({
       method: job.method,
       url: `/items/${job.id}`,
       headers: { [JOB_HEADER]: job.id },
       data: job.method === "POST" ? { jobId: job.id } : undefined,
-      idempotencyKey: job.method === "POST" ? job.id : undefined,
+      idempotencyKey: job.method === "POST" && keyHonoured ? job.id : undefined,
       signal,
     });
     if (result.outcome === "deferred") return "deferred";
@@ -81,7 +84,7 @@ export const ours: Strategy = {
       return async (job, signal) => {
         const started = env.shared.crossFlowState;
         const store = createCrossFlowStore(started, { clock: realClock });
-        const outcome = await runJob(makeClient(env, store, signal), job, signal);
+        const outcome = await runJob(makeClient(env, store, signal), job, signal, env.scenario.server.honoursIdempotencyKey);
         // Prismatic writes state when an execution ends, and not when it fails.
         if (outcome !== "failed") env.shared.crossFlowState = { ...env.shared.crossFlowState, ...store.toCrossFlowState() };
         return outcome;
@@ -96,7 +99,7 @@ export const ours: Strategy = {
         // The fallback warns in the step's log; the lab judges the outcome, not the log line.
         const store = createStepStore(crossFlow, { shared, warn: () => undefined });
         try {
-          const outcome = await runJob(makeClient(env, store, signal), job, signal);
+          const outcome = await runJob(makeClient(env, store, signal), job, signal, env.scenario.server.honoursIdempotencyKey);
           if (outcome !== "failed") env.shared.crossFlowState = { ...env.shared.crossFlowState, ...(await store.toCrossFlowState()) };
           return outcome;
         } finally {
@@ -114,6 +117,6 @@ export const ours: Strategy = {
     }
     // One client per worker (a worker is one execution), as a user's step would build it.
     const client = makeClient(env, store, new AbortController().signal);
-    return (job, signal) => runJob(client, job, signal);
+    return (job, signal) => runJob(client, job, signal, env.scenario.server.honoursIdempotencyKey);
   },
 };
