@@ -140,7 +140,7 @@ describe("sendRequest through createHarness (clean and defaults run)", () => {
   });
 
   it("bad input gives one clear line naming the input's label and what to enter", async () => {
-    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { maxAttempts: "abc" }))).rejects.toThrow(/^Invalid Max Attempts: "abc" is not a whole number from 1 to 20\. Enter digits only, e\.g\. 8\.$/);
+    await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { maxAttempts: "abc" }))).rejects.toThrow(/^Invalid Max Attempts: "abc" is not a whole number from 1 to 20\. Enter digits only, e\.g\. 10\.$/);
     await expect(harness.action("sendRequest", inputs("ht!tp://nope"))).rejects.toThrow(/^Invalid URL "ht!tp:\/\/nope": it is not a full http\(s\) URL and the connection has no Base URL\./);
     await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { onLongWait: "later" }))).rejects.toThrow(/^Invalid On Long Wait: "later"\. Use one of: fail, defer, respond\.$/);
     await expect(harness.action("sendRequest", inputs("https://api.example.test/x", { backoffBaseSeconds: "2", backoffCapSeconds: "1" }))).rejects.toThrow(/^Invalid Backoff Cap \(seconds\): 1 is below Backoff Base \(seconds\) 2\./);

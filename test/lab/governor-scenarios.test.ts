@@ -125,4 +125,17 @@ describe("ours on the scenarios its governor rules were made for", () => {
     expect(result.failed).toBeGreaterThan(0);
     expect(result.ok + result.failed).toBe(200);
   });
+  // One worker behind a bare 429 over a minute's window (Stripe's silence): the request in flight
+  // when the first window ran out makes every probe of the window's length, and over eight calls
+  // their backoff summed to 47 s, so it was deferred 12 s before the window came back (lab:random
+  // seed 2141 #24, over cross-flow state; the same in one process). Max Attempts defaults to ten.
+  it("one worker behind Stripe's bare 429 over a fixed minute: no job deferred", async () => {
+    const result = await oursOn(
+      "one worker, a silent minute",
+      { limiter: "fixed-window", limit: 20, windowMs: 60_000, dialect: "stripe", retryAfter: "absent", latencyMs: 100 },
+      { jobs: 60, workers: 1, method: "GET", coordination: "in-process" },
+      2141024,
+    );
+    expect(result).toMatchObject({ ok: 60, failed: 0, deferred: 0, duplicates: 0 });
+  });
 });
