@@ -126,9 +126,9 @@ describe("ours on the scenarios its governor rules were made for", () => {
     expect(result.ok + result.failed).toBe(200);
   });
   // One worker behind a bare 429 over a minute's window (Stripe's silence): the request in flight
-  // when the first window ran out makes every probe of the window's length, and over eight calls
-  // their backoff summed to 47 s, so it was deferred 12 s before the window came back (lab:random
-  // seed 2141 #24, over cross-flow state; the same in one process). Max Attempts defaults to ten.
+  // when the first window ran out makes every probe of the window's length: its eight calls ran
+  // from 4 s to 48 s, and it was deferred 12 s or more before the window came back (lab:random seed
+  // 2141 #24, over cross-flow state; the same in one process). Max Attempts defaults to ten.
   it("one worker behind Stripe's bare 429 over a fixed minute: no job deferred", async () => {
     const result = await oursOn(
       "one worker, a silent minute",

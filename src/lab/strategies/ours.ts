@@ -80,11 +80,12 @@ export const ours: Strategy = {
   description: "createThrottleClient with the component's defaults: a governor per scope (shared as the scenario says), inline waits up to 2 min, longer ones deferred",
   createRunner(env) {
     const coordination = env.scenario.workload.coordination;
+    const keyHonoured = env.scenario.server.honoursIdempotencyKey;
     if (coordination === "cross-flow") {
       return async (job, signal) => {
         const started = env.shared.crossFlowState;
         const store = createCrossFlowStore(started, { clock: realClock });
-        const outcome = await runJob(makeClient(env, store, signal), job, signal, env.scenario.server.honoursIdempotencyKey);
+        const outcome = await runJob(makeClient(env, store, signal), job, signal, keyHonoured);
         // Prismatic writes state when an execution ends, and not when it fails.
         if (outcome !== "failed") env.shared.crossFlowState = { ...env.shared.crossFlowState, ...store.toCrossFlowState() };
         return outcome;
@@ -99,7 +100,7 @@ export const ours: Strategy = {
         // The fallback warns in the step's log; the lab judges the outcome, not the log line.
         const store = createStepStore(crossFlow, { shared, warn: () => undefined });
         try {
-          const outcome = await runJob(makeClient(env, store, signal), job, signal, env.scenario.server.honoursIdempotencyKey);
+          const outcome = await runJob(makeClient(env, store, signal), job, signal, keyHonoured);
           if (outcome !== "failed") env.shared.crossFlowState = { ...env.shared.crossFlowState, ...(await store.toCrossFlowState()) };
           return outcome;
         } finally {
@@ -117,6 +118,6 @@ export const ours: Strategy = {
     }
     // One client per worker (a worker is one execution), as a user's step would build it.
     const client = makeClient(env, store, new AbortController().signal);
-    return (job, signal) => runJob(client, job, signal, env.scenario.server.honoursIdempotencyKey);
+    return (job, signal) => runJob(client, job, signal, keyHonoured);
   },
 };
