@@ -59,10 +59,13 @@ describe("ours on the scenarios its governor rules were made for", () => {
   // With 50 workers and 20 ms answers the limit is learned before the wave's backoffs begin: judged
   // at the sleep, each throttle looked like one under a limit already known and was slept out, 250
   // to 490 ms, while places stood free. Judged at its answer (src/store/memory.ts BackoffNotNeeded),
-  // it ends at once: 2.63 -> 1.33 x ideal (lab:random seed 1571 #24).
+  // it ends at once: 2.63 -> 1.33 x ideal (lab:random seed 1571 #24). That run's limit of 25 is now
+  // found without a wave (past eight the slow start doubles no faster than once a second: 0
+  // throttled, 2.58 x, the ramp being the run); at a limit of 10 the wave still comes, and its
+  // backoffs slept out took 1.61 x against 1.13.
   it.each([
     { limit: 10, workers: 12, jobs: 200, latencyMs: 50, faults: { error503Share: 0.02, dropShare: 0.02 }, seed: 291008, within: 1.25 },
-    { limit: 25, workers: 50, jobs: 300, latencyMs: 20, faults: undefined, seed: 1571024, within: 1.5 },
+    { limit: 10, workers: 50, jobs: 300, latencyMs: 20, faults: undefined, seed: 1571024, within: 1.3 },
   ])("a concurrency limit of $limit behind Stripe's silence, $workers workers: the slow start's throttled wave retries under the cap it taught, within $within x ideal", async ({ limit, workers, jobs, latencyMs, faults, seed, within }) => {
     const result = await oursOn(
       "backoff ends",
@@ -95,20 +98,23 @@ describe("ours on the scenarios its governor rules were made for", () => {
   // took for it shows in the next count: it backs off as a transient fault does (src/engine/plan.ts).
   // A limit never reached (100 in flight, 35 writers) gives the whole base nothing to guard, and its
   // dropped writes ended the run: 2.9 x ideal (lab:random seed 1111 #12; over these three seeds 2.86,
-  // 4.22 and 2.93 x with the whole base, 1.67, 2.21 and 1.77 x with the fifth).
-  it("35 writers under a concurrency limit of 100 they never reach, 2 % drops: dropped writes retried soon (mean of three seeds under 2.3 x ideal), none written twice", async () => {
+  // 4.22 and 2.93 x with the whole base, 1.67, 2.21 and 1.77 x with the fifth). With 35 writers and
+  // 50 ms answers the run is now the slow start's ramp (past eight, no faster than a doubling a
+  // second: 3.5 to 3.7 x either way); 8 writers leave the drops to tell: 1.23, 1.41 and 1.20 x with
+  // the whole base, 1.12, 1.14 and 1.11 x with the fifth.
+  it("8 writers under a concurrency limit of 100 they never reach, 2 % drops: dropped writes retried soon (mean of three seeds under 1.2 x ideal), none written twice", async () => {
     const ratios: number[] = [];
     for (const seed of [11110122, 11110124, 11110126]) {
       const result = await oursOn(
         "dropped writes where every claim is seen",
         { limiter: "concurrency", limit: 100, windowMs: 1000, dialect: "slack", budgetHeaders: true, retryAfter: "seconds", latencyMs: 50, faults: { error503Share: 0.02, dropShare: 0.02 } },
-        { jobs: 200, workers: 35, method: "POST", coordination: "in-process" },
+        { jobs: 200, workers: 8, method: "POST", coordination: "in-process" },
         seed,
       );
       expect(result).toMatchObject({ ok: 200, failed: 0, deferred: 0, duplicates: 0 });
       ratios.push(result.makespanMs / result.idealMs);
     }
-    expect(ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length).toBeLessThan(2.3);
+    expect(ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length).toBeLessThan(1.2);
   });
   // A server that ignores idempotency keys (server.honoursIdempotencyKey false): a user who read so
   // sends none, and a POST whose answer was dropped after the work was done is reported as of

@@ -1591,10 +1591,23 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "slow-start-end:", T0);
     const scope = "api|unlimited";
     try {
-      // One request at a time, 10 ms each, at an API that shows and throttles nothing.
-      for (let i = 0; i < MAX_IN_FLIGHT + 3; i++) await both.sendAnswered(scope, 10, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      // One request at a time, a second each (a slow start past eight grows one per success only
+      // where answers take that long), at an API that shows and throttles nothing.
+      for (let i = 0; i < MAX_IN_FLIGHT + 3; i++) await both.sendAnswered(scope, 1000, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ inFlightCap: MAX_IN_FLIGHT, inFlightCapGrows: false });
       expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: false });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees that past eight in flight a slow start grows by rttMs / 1000 per success (20 ms answers: one per 50)", async () => {
+    const both = new SideBySide(raw, server.url, "slow-start-fast:", T0);
+    const scope = "api|fast";
+    try {
+      for (let i = 0; i < 205; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
+      // Four to eight over the first four successes, then 200 x 20 / 1000 = 4 more.
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ inFlightCap: 12, inFlightCapGrows: true });
     } finally {
       await both.close();
     }

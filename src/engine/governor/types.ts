@@ -98,7 +98,7 @@ export interface GovernorState {
   inFlight: InFlightTuple[];
   /** The most requests in flight at once (slow start, or a concurrency limit learned from a throttle), or null for none. */
   inFlightCap: number | null;
-  /** Slow start: the cap grows by one per success (doubling per round trip); a learned concurrency limit does not. */
+  /** Slow start: the cap grows by one per success (doubling per round trip; past eight, no faster than about once a second); a learned concurrency limit does not. */
   inFlightCapGrows: boolean;
   /** Throttled answers in a row; at breakerThreshold the breaker opens (one probe at a time after the wait). */
   throttleStreak: number;

@@ -2088,7 +2088,13 @@ local function applyOk(state, observation, units, inFlightBefore, options)
   if observation.counted == false then return end
   if state.concurrency == "silent" then return growSilentCap(state, units, inFlightBefore) end
   if state.inFlightCapGrows and state.inFlightCap ~= nil then
-    state.inFlightCap = math.min(MAX_IN_FLIGHT, state.inFlightCap + 1)
+    -- observe.ts slowStartGrows (SLOW_START_FREE_IN_FLIGHT 8, SLOW_START_DOUBLING_MS 1000; no room for
+    -- more locals in the main chunk): past 8 in flight, the cap grows by rttMs / 1000 per success.
+    local rttMs = math.min(1000, math.max(1, state.rttMs))
+    local seq = observation.seq
+    if state.inFlightCap < 8 or floor((seq * rttMs) / 1000) ~= floor(((seq - 1) * rttMs) / 1000) then
+      state.inFlightCap = math.min(MAX_IN_FLIGHT, state.inFlightCap + 1)
+    end
     if state.inFlightCap == MAX_IN_FLIGHT then state.inFlightCapGrows = false end
     if state.limit ~= nil and state.inFlightCap >= state.limit then
       state.inFlightCap = nil

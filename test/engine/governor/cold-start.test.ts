@@ -73,10 +73,25 @@ describe("a cold scope", () => {
     expect(scope.state.inFlight).toHaveLength(5);
   });
 
+  it("past eight in flight, doubles no faster than about once a second: 20 ms answers grow the cap by one per 50 successes, 1 s answers by one per success", () => {
+    // The probe and four successes take the cap from four to eight; the next 500, answered in 20 ms,
+    // add 500 x 20 / 1000 = 10 (one per success, as before, made it 508).
+    const fast = new Scope();
+    successes(fast, 505, 20);
+    expect(fast.state.inFlightCap).toBe(18);
+    const slow = new Scope();
+    successes(slow, 25, 1000);
+    expect(slow.state.inFlightCap).toBe(28);
+    // Answers slower than a second grow it no faster than one per success.
+    const slower = new Scope();
+    successes(slower, 25, 3000);
+    expect(slower.state.inFlightCap).toBe(28);
+  });
+
   it("ends its slow start at the most claims it tracks in flight, and does not start slowly again", () => {
     const scope = new Scope();
-    // One request at a time, 10 ms each, at an API that shows and throttles nothing.
-    successes(scope, MAX_IN_FLIGHT + 1, 10);
+    // One request at a time, a second each, at an API that shows and throttles nothing.
+    successes(scope, MAX_IN_FLIGHT + 1, 1000);
     expect(scope.state.inFlightCap).toBe(MAX_IN_FLIGHT);
     expect(scope.state.inFlightCapGrows).toBe(false);
     expect(isCold(scope.state)).toBe(false);

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { readState, type ObservedBudget } from "../../../src/engine/governor";
 import { Scope, shown, T0, type Go } from "./helpers";
-import { concurrencyLimit, fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type ModelServer } from "./sim";
+import { fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type ModelServer } from "./sim";
 
 /** A limit of 3 whose reset is the next whole second, as a concurrency limit looks through X-RateLimit headers. */
 const counted = (remaining: number, concurrent?: boolean) => shown({ remaining, limit: 3, resetAtMs: T0 + 1000, ...(concurrent ? { concurrent } : {}) });
@@ -329,16 +329,44 @@ describe("a concurrency limit", () => {
       return { scope, four: Array.from({ length: 4 }, () => scope.go(T0 + 200)) };
     };
 
+    /**
+     * A slow start grown on 1 s answers (one more in flight per success: past eight, answers faster
+     * than a second grow it slower, observe.ts SLOW_START_DOUBLING_MS) to sixteen in flight, sent at
+     * once under a limit of ten in flight that answers in 100 ms: the first six are throttled with
+     * the given wait, the other ten succeed.
+     */
+    const waveOfSixteenUnderTen = (waitMs: number | null) => {
+      const scope = new Scope(T0);
+      scope.answer(scope.go(T0), T0 + 1000);
+      let nowMs = T0 + 1000;
+      for (const width of [4, 8]) {
+        const round = Array.from({ length: width }, () => scope.go(nowMs));
+        for (const sent of round) scope.answer(sent, nowMs + 1000);
+        nowMs += 1000;
+      }
+      expect(scope.state.inFlightCap).toBe(16);
+      const sixteen = Array.from({ length: 16 }, () => scope.go(nowMs));
+      expect(sixteen.every((sent) => sent.atMs === nowMs)).toBe(true);
+      for (const sent of sixteen.slice(0, 6)) scope.throttle(sent, nowMs + 100, waitMs, { waitFromServer: waitMs !== null });
+      for (const sent of sixteen.slice(6)) scope.answer(sent, nowMs + 100);
+      return { scope, atMs: nowMs + 100 };
+    };
+
     it("is learned from the successes right after the lesson's throttle, beyond what the rate learned gives back, and held as an in-flight cap", () => {
-      // 10 in flight with 100 ms answers: 100 per s, 300 jobs in 3 s. Learned as a rate from the slow
-      // start it was 14 per s (20.6 s), and with a 1 s wait told 10 per 1.5 s (42.7 s).
+      // Ten successes within a round trip of the throttle, where the rate the lesson learned gives
+      // back a unit or two. Learned as a rate from a slow start, 10 in flight with 100 ms answers
+      // (100 per s, 300 jobs in 3 s) went at 14 per s (20.6 s), and with a 1 s wait told at 10 per
+      // 1.5 s (42.7 s).
       for (const [waitMs, label] of [[null, "no wait told"], [1000, "Retry-After: 1 (Slack's)"]] as const) {
-        const scope = new Scope(T0);
-        const run = runWorkersInTime(scope, concurrencyLimit(10, 100), { workers: 50, rttMs: 100, startMs: T0, jobs: 300, waitOf: () => waitMs });
+        const { scope, atMs } = waveOfSixteenUnderTen(waitMs);
         expect(scope.state.concurrency, label).toBe("silent");
         expect(scope.state.inFlightCap, label).toBeLessThanOrEqual(10);
-        expect(run.lastStartMs - T0, label).toBeLessThan(waitMs === null ? 6000 : 15_000);
-        expect(run.throttled, label).toBeLessThanOrEqual(40);
+        expect(scope.state.inFlightCap, label).toBeGreaterThanOrEqual(9);
+        // No rate paces it: the places are taken at once (after the wait told, where one was).
+        const next = Array.from({ length: scope.state.inFlightCap! }, () => scope.go(atMs));
+        expect(new Set(next.map((sent) => sent.atMs)).size, label).toBe(1);
+        expect(next[0]!.atMs, label).toBeLessThanOrEqual(atMs + (waitMs ?? 0));
+        expect(scope.claim(atMs).kind, label).toBe("wait");
       }
     });
 
@@ -412,8 +440,7 @@ describe("a concurrency limit", () => {
     });
 
     it("a throttle under the cap lowers it by one for the claims out under it, and it grows no more; at a cap of one, the reading is ruled out for good", () => {
-      const scope = new Scope(T0);
-      runWorkersInTime(scope, concurrencyLimit(10, 100), { workers: 50, rttMs: 100, startMs: T0, jobs: 300, waitOf: () => null });
+      const { scope } = waveOfSixteenUnderTen(null);
       expect(scope.state.concurrency).toBe("silent");
       const cap = scope.state.inFlightCap!;
       const sent = Array.from({ length: cap }, () => scope.go(T0 + 60_000));
