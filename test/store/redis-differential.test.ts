@@ -17,7 +17,7 @@ import { PACED_PAST_LATEST_WHY } from "../../src/engine/governor/claim";
 import { clampTime, claim, emptyState, holdUntil, observe, type ClaimRequest, type ClaimResult, type GovernorOptions, type GovernorState, type LimitType, type Observation, type ObservedBudget } from "../../src/engine";
 import { startRedisServer, type RedisServer } from "../../src/lab/redis-server";
 import { createMemoryStore, type MemoryStore, type StoreClaim } from "../../src/store";
-import { MAX_IN_FLIGHT } from "../../src/engine/governor/state";
+import { MAX_IN_FLIGHT, MAX_SLOTS } from "../../src/engine/governor/state";
 import { WINDOW_TRIAL_WHY } from "../../src/engine/governor/model";
 import { createRedisStore, type RedisStore } from "../../src/store/redis/store";
 import { shown } from "../engine/governor/helpers";
@@ -1596,6 +1596,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       for (let i = 0; i < MAX_IN_FLIGHT + 3; i++) await both.sendAnswered(scope, 1000, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       expect(both.memory.snapshot().get(scope)).toMatchObject({ inFlightCap: MAX_IN_FLIGHT, inFlightCapGrows: false });
       expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "go", probe: false });
+    } finally {
+      await both.close();
+    }
+  });
+
+  it("agrees on a log past its bound: neighbours sent together merged first (two bursts of 200 and 120)", async () => {
+    const both = new SideBySide(raw, server.url, "slots-bound:", T0);
+    const scope = "api|bursts";
+    try {
+      const reading = shown({ remaining: 9_000, limit: 10_000, resetAtMs: T0 + 3_600_000 });
+      await both.sendAndAnswer(scope, T0, reading, 20);
+      for (let i = 0; i < 200; i++) await both.sendAndAnswer(scope, T0 + 100, null, 20);
+      for (let i = 0; i < 120; i++) await both.sendAndAnswer(scope, T0 + 5_000 + i, null, 20);
+      const slots = both.memory.snapshot().get(scope)!.slots;
+      expect(slots).toHaveLength(MAX_SLOTS);
+      expect(slots.filter(([atMs]) => atMs === T0 + 100).reduce((sum, [, , units]) => sum + units, 0)).toBe(200);
     } finally {
       await both.close();
     }

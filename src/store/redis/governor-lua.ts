@@ -306,21 +306,23 @@ local function encodeState(s)
 end
 
 local function boundSlots(slots)
-  local out = slots
+  -- state.ts boundSlotsInPlace: merge the two neighbours sent closest together (the smaller pair
+  -- where gaps tie, the oldest where those tie too) into the later one, until MAX_SLOTS remain.
+  if #slots <= MAX_SLOTS then return slots end
+  local out = {}
+  for k = 1, #slots do out[k] = slots[k] end
   while #out > MAX_SLOTS do
-    local excess = #out - MAX_SLOTS
-    local merged = {}
-    local i = 1
-    local m = 0
-    while m < excess and i + 1 <= #out do
-      local a = out[i]
-      local b = out[i + 1]
-      merged[#merged + 1] = { b[1], b[2], a[3] + b[3] }
-      m = m + 1
-      i = i + 2
+    local best, bestGap, bestUnits = 1, math.huge, math.huge
+    for i = 1, #out - 1 do
+      local gap = out[i + 1][1] - out[i][1]
+      local units = out[i][3] + out[i + 1][3]
+      if gap < bestGap or (gap == bestGap and units < bestUnits) then
+        best, bestGap, bestUnits = i, gap, units
+      end
     end
-    for k = i, #out do merged[#merged + 1] = out[k] end
-    out = merged
+    local later = out[best + 1]
+    out[best] = { later[1], later[2], bestUnits }
+    table.remove(out, best + 1)
   end
   return out
 end

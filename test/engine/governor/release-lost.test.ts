@@ -122,12 +122,13 @@ describe("lost answers", () => {
 });
 
 describe("slots merged past MAX_SLOTS", () => {
-  // Found while testing the bound: boundSlots merges the two oldest slots into one under the
-  // later seq, again at every claim past the bound, so the oldest slot gathers many claims (45
-  // after 300 claims) under one seq. Giving back that seq (release) or taking it out (a throttle)
-  // removes all of their units, and the log counts 44 fewer than were sent. It needs more than
-  // MAX_SLOTS slots in the log; not fixed here (a fix changes the slot tuple or the merge rule,
-  // which the Redis port shares). See the report.
+  // Found while testing the bound: boundSlots merges two neighbouring slots into one under the
+  // later seq, again at every claim past the bound, so a merged slot holds several claims under
+  // one seq (when it merged the two oldest each time, the oldest slot gathered 45 after 300
+  // claims; merging the closest neighbours, the smaller pair where gaps tie, keeps them to a few).
+  // Giving back that seq (release) or taking it out (a throttle) removes all of their units. It
+  // needs more than MAX_SLOTS slots in the log; not fixed here (a fix changes the slot tuple, which
+  // the Redis port shares).
   it.fails("releasing one claim whose slot was merged with another gives back only its own unit", () => {
     const scope = new Scope(T0, { leaseMs: HOUR_MS });
     scope.state = { ...scope.state, limit: 1e6, windowMs: HOUR_MS };
