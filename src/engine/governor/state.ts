@@ -294,7 +294,7 @@ function readInFlight(value: unknown): InFlightTuple[] | null {
 
 /**
  * Merges slots until at most MAX_SLOTS remain: counts are kept, and each merged slot takes the later
- * time (it frees later: never early). Each merge takes the two neighbours sent closest together (a
+ * of its two times (it frees later: never early). Each merge takes the two neighbours sent closest together (a
  * burst's slots share one instant: merged, they lose nothing), the smaller pair where gaps tie, the
  * oldest where those tie too. Merging the two oldest at every grant past the bound made the oldest
  * slot gather the whole log before it, at the time of the last slot it took: a burst from the
@@ -316,16 +316,19 @@ export function boundSlotsInPlace(slots: SlotTuple[]): SlotTuple[] {
     let bestGapMs = Number.POSITIVE_INFINITY;
     let bestUnits = Number.POSITIVE_INFINITY;
     for (let i = 0; i + 1 < slots.length; i++) {
-      const gapMs = slots[i + 1]![0] - slots[i]![0];
+      // A claim laid ahead can be logged before one granted sooner: the gap either way.
+      const gapMs = Math.abs(slots[i + 1]![0] - slots[i]![0]);
       const units = slots[i]![2] + slots[i + 1]![2];
       if (gapMs < bestGapMs || (gapMs === bestGapMs && units < bestUnits)) {
         best = i;
         bestGapMs = gapMs;
         bestUnits = units;
+        // Two single claims of one instant: no pair merges with less.
+        if (gapMs === 0 && units <= 2) break;
       }
     }
-    const later = slots[best + 1]!;
-    slots[best] = [later[0], later[1], bestUnits];
+    const [a, b] = [slots[best]!, slots[best + 1]!];
+    slots[best] = [Math.max(a[0], b[0]), b[1], bestUnits];
     slots.splice(best + 1, 1);
   }
   return slots;

@@ -307,21 +307,22 @@ end
 
 local function boundSlots(slots)
   -- state.ts boundSlotsInPlace: merge the two neighbours sent closest together (the smaller pair
-  -- where gaps tie, the oldest where those tie too) into the later one, until MAX_SLOTS remain.
+  -- where gaps tie, the oldest where those tie too) at the later of their times, until MAX_SLOTS remain.
   if #slots <= MAX_SLOTS then return slots end
   local out = {}
   for k = 1, #slots do out[k] = slots[k] end
   while #out > MAX_SLOTS do
     local best, bestGap, bestUnits = 1, math.huge, math.huge
     for i = 1, #out - 1 do
-      local gap = out[i + 1][1] - out[i][1]
+      local gap = math.abs(out[i + 1][1] - out[i][1])
       local units = out[i][3] + out[i + 1][3]
       if gap < bestGap or (gap == bestGap and units < bestUnits) then
         best, bestGap, bestUnits = i, gap, units
+        if gap == 0 and units <= 2 then break end
       end
     end
-    local later = out[best + 1]
-    out[best] = { later[1], later[2], bestUnits }
+    local a, b = out[best], out[best + 1]
+    out[best] = { math.max(a[1], b[1]), b[2], bestUnits }
     table.remove(out, best + 1)
   end
   return out

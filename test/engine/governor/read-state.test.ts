@@ -233,6 +233,13 @@ describe("slots stay bounded", () => {
     expect(unitsAt(T0 + 60_000)).toBe(256);
   });
 
+  it("boundSlots merges a pair logged out of order (a claim laid ahead, then one granted sooner) at the later of their times", () => {
+    const spaced: SlotTuple[] = Array.from({ length: MAX_SLOTS - 1 }, (_, i) => [T0 + i * 10, i + 1, 1]);
+    const bounded = boundSlots([...spaced, [T0 + 5_000, 300, 1], [T0 + 4_999, 301, 1]]);
+    expect(bounded).toHaveLength(MAX_SLOTS);
+    expect(bounded.at(-1)).toEqual([T0 + 5_000, 301, 2]);
+  });
+
   it("a silent 600 per 60 s, 20 workers: every window's 600 go in it, not the 256 a log at its bound could hold", () => {
     // Visma eAccounting's 600 per minute behind a 429 that tells nothing (lab probe
     // fixed-600-per-60s-visma-body-only-20-workers-gets: 1.93 -> 1.16 x ideal).
