@@ -7,7 +7,7 @@ import { MAX_EPOCH_MS } from "../time";
 import type { LimitType } from "../types";
 import type { Anchor, Concurrency, GovernorState, InFlightTuple, Refill, SlotTuple } from "./types";
 
-/** At most this many slots are kept; older ones are merged (their count kept, their time rounded later). */
+/** At most this many slots are kept; past it, the neighbours sent closest together are merged (their count kept, at the later of their times). */
 export const MAX_SLOTS = 256;
 /** At most this many claims are tracked in flight. */
 export const MAX_IN_FLIGHT = 1000;
