@@ -294,9 +294,9 @@ function readInFlight(value: unknown): InFlightTuple[] | null {
 
 /**
  * Merges slots until at most MAX_SLOTS remain: counts are kept, and each merged slot takes the later
- * of its two times (it frees later: never early). Each merge takes the two neighbours sent closest together (a
- * burst's slots share one instant: merged, they lose nothing), the smaller pair where gaps tie, the
- * oldest where those tie too. Merging the two oldest at every grant past the bound made the oldest
+ * of its two times (it frees later: never early). Each merge takes the two neighbours sent closest
+ * together (a burst's slots share one instant: merged, they lose nothing), the smaller pair where
+ * gaps tie, the oldest where those tie too. Merging the two oldest at every grant past the bound made the oldest
  * slot gather the whole log before it, at the time of the last slot it took: a burst from the
  * previous window, merged with this one's claims, was counted as sent now, and a silent 600 per
  * 60 s was paced at 256 per window (Visma's probe, 20 workers: 1.93 x ideal).
@@ -327,8 +327,9 @@ export function boundSlotsInPlace(slots: SlotTuple[]): SlotTuple[] {
         if (gapMs === 0 && units <= 2) break;
       }
     }
-    const [a, b] = [slots[best]!, slots[best + 1]!];
-    slots[best] = [Math.max(a[0], b[0]), b[1], bestUnits];
+    const earlier = slots[best]!;
+    const later = slots[best + 1]!;
+    slots[best] = [Math.max(earlier[0], later[0]), later[1], bestUnits];
     slots.splice(best + 1, 1);
   }
   return slots;
