@@ -1617,6 +1617,42 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees where a count shown only on throttles is first read spent with more of ours out after twice it succeeded: a limit on requests in flight, ruled out by a later claim's throttle", async () => {
+    const both = new SideBySide(raw, server.url, "throttle-count:", T0);
+    const scope = "api|403-only";
+    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
+      both.nowMs = nowMs;
+      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    };
+    const reading = (resetAtMs: number): ObservedBudget => shown({ remaining: 0, limit: 4, resetAtMs });
+    const throttled = (seq: number, sentAtMs: number, resetAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", reading(resetAtMs)), waitMs: resetAtMs - both.nowMs, waitFromServer: true });
+    try {
+      // The probe and four succeed; of six sent at T0 + 200 four succeed and two are throttled.
+      const probe = await claimAt(T0);
+      both.nowMs = T0 + 100;
+      await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
+      const four = [];
+      for (let i = 0; i < 4; i++) four.push(await claimAt(T0 + 100));
+      both.nowMs = T0 + 200;
+      for (const sent of four) await both.observe(scope, answer(seqOf(sent), T0 + 100, "ok", null));
+      const six = [];
+      for (let i = 0; i < 6; i++) six.push(await claimAt(T0 + 200));
+      both.nowMs = T0 + 300;
+      for (const sent of six.slice(0, 4)) await both.observe(scope, answer(seqOf(sent), T0 + 200, "ok", null));
+      for (const sent of six.slice(4)) await both.observe(scope, throttled(seqOf(sent), T0 + 200, T0 + 1000));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "inferred", inFlightCap: 4 });
+      const next = [];
+      for (let i = 0; i < 4; i++) next.push(await claimAt(T0 + 300));
+      expect((await claimAt(T0 + 300)).kind).toBe("wait");
+      both.nowMs = T0 + 1100;
+      await both.observe(scope, answer(seqOf(next[0]!), T0 + 1000, "ok", null));
+      await both.observe(scope, throttled(seqOf(next[1]!), T0 + 1000, T0 + 2000));
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "ruled-out" });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees that past eight in flight a slow start grows by rttMs / 1000 per success (20 ms answers: one per 50)", async () => {
     const both = new SideBySide(raw, server.url, "slow-start-fast:", T0);
     const scope = "api|fast";

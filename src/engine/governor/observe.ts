@@ -993,7 +993,9 @@ export function observeInPlace(state: GovernorState, given: Observation, options
     prune(state, nowMs);
     return state;
   }
-  if (observation.kind === "throttled") ruleOutInferredConcurrency(state);
+  // A throttle of a claim granted before the last lesson (the wave a throttle read the limit from,
+  // concurrency.ts throttledPastTwiceTheCount) disproves nothing: it was out before the reading.
+  if (observation.kind === "throttled" && observation.seq > state.learnedAtSeq) ruleOutInferredConcurrency(state);
   const probedSpent = answersProbe && probesForWindowLength(state);
   if (observation.budget && !applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, entry?.[2] ?? 0, answersProbe)) {
     applyShape(state, observation.budget);

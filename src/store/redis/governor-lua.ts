@@ -1725,8 +1725,16 @@ end
 
 local function applyConcurrentBudget(state, observation, budget, leaseMs, outAtGrant, answersTest)
   local before = state.concurrency
+  -- concurrency.ts throttledPastTwiceTheCount: a count shown only on throttles, first read spent with
+  -- more of ours in flight than it counts after twice it had succeeded, is a count of requests in flight.
+  local pastTwice = state.concurrency == "unknown" and observation.kind == "throttled" and not state.budgetOnSuccess and state.anchor == nil and state.limit == nil
+    and budget.limit ~= nil and budget.limit >= 1 and budget.remaining <= 0 and state.unitsPerRequest == 1 and state.othersPerMs == 0 and state.reserveUnits == 0
+    and outAtGrant > budget.limit and state.okInWindow >= 2 * budget.limit
   if budget.concurrent then
     state.concurrency = "shown"
+  elseif pastTwice then
+    state.concurrency = "inferred"
+    state.learnedAtSeq = state.seq
   elseif countOutgrewOurs(state, observation, budget, leaseMs) then
     state.concurrency = "ruled-out"
   elseif countCameBack(state, observation, budget, leaseMs) then
@@ -2192,7 +2200,7 @@ local function observeInPlace(state, given, options)
     prune(state, nowMs)
     return
   end
-  if observation.kind == "throttled" then ruleOutInferredConcurrency(state) end
+  if observation.kind == "throttled" and observation.seq > state.learnedAtSeq then ruleOutInferredConcurrency(state) end
   local probedSpent = answersProbe and CW.probesForWindowLength(state)
   if observation.budget and not applyConcurrentBudget(state, observation, observation.budget, options.leaseMs, outAtGrant, answersProbe) then
     applyShape(state, observation.budget)

@@ -4,9 +4,9 @@
  * count shows it (it came back up between two readings of one reset, which no window's count does).
  */
 import { describe, expect, it } from "vitest";
-import { readState, type ObservedBudget } from "../../../src/engine/governor";
+import { readState, type Observation, type ObservedBudget } from "../../../src/engine/governor";
 import { Scope, shown, T0, type Go } from "./helpers";
-import { fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type ModelServer } from "./sim";
+import { concurrencyLimit, fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type Admission, type ModelServer } from "./sim";
 
 /** A limit of 3 whose reset is the next whole second, as a concurrency limit looks through X-RateLimit headers. */
 const counted = (remaining: number, concurrent?: boolean) => shown({ remaining, limit: 3, resetAtMs: T0 + 1000, ...(concurrent ? { concurrent } : {}) });
@@ -452,6 +452,105 @@ describe("a concurrency limit", () => {
       scope.throttle(last, T0 + 100_100, null);
       expect(scope.state).toMatchObject({ concurrency: "ruled-out", inFlightCap: null });
     });
+  });
+});
+
+/**
+ * GitHub's X-RateLimit headers on its 403 alone (and a 429's IETF fields alone): successes show
+ * nothing, a throttle shows the count spent and the next whole second as its reset.
+ */
+describe("a count shown only on throttles", () => {
+  const atWholeSecond = (atMs: number) => Math.ceil(atMs / 1000) * 1000;
+  const githubReading = (admission: Admission, limit: number) => shown({ remaining: 0, limit, resetAtMs: atWholeSecond(admission.resetAtMs + 1) });
+
+  /** Every concurrency reading a scope took while a run answered it. */
+  class Watched extends Scope {
+    readings = new Set<string>();
+    override answer(granted: Pick<Go, "seq" | "atMs">, nowMs: number, fields: Partial<Observation> = {}) {
+      const state = super.answer(granted, nowMs, fields);
+      this.readings.add(state.concurrency);
+      return state;
+    }
+  }
+
+  /**
+   * Slow start under 4 in flight (100 ms answers): the probe and a round of four succeed, then of a
+   * round of six the four the server counted first succeed and the other two are throttled, each
+   * showing 0 of 4 left until the next whole second.
+   */
+  function spentPastTwiceTheCount() {
+    const scope = new Scope(T0);
+    scope.answer(scope.go(T0), T0 + 100);
+    const four = goAll(scope, T0 + 100, 4);
+    for (const sent of four) scope.answer(sent, T0 + 200);
+    const six = goAll(scope, T0 + 200, 6);
+    expect(six.every((sent) => sent.atMs === T0 + 200)).toBe(true);
+    for (const sent of six.slice(0, 4)) scope.answer(sent, T0 + 300);
+    const reading = shown({ remaining: 0, limit: 4, resetAtMs: T0 + 1000 });
+    for (const sent of six.slice(4)) scope.throttle(sent, T0 + 300, 700, { budget: reading });
+    return scope;
+  }
+
+  it("spent with more of ours in flight than it counts, after twice the count succeeded, is a limit on requests in flight: its places go as answers free them", () => {
+    // Nine successes before the first throttle, where a window of 4 admits 4 until it turns. Read
+    // as a window of no known length, each success after the reset let two go (a limit of 10 in
+    // flight behind GitHub's 403, 20 workers: 4.55 x ideal).
+    const scope = spentPastTwiceTheCount();
+    // The lesson's other throttle does not rule it out: it was out before the reading.
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 4, limit: null, windowMs: null });
+    // The reset the server told is still a floor; past it, four places at once, and a fifth when one frees.
+    const next = goAll(scope, T0 + 300, 4);
+    expect(next.map((sent) => sent.atMs)).toEqual([T0 + 1000, T0 + 1000, T0 + 1000, T0 + 1000]);
+    expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
+    scope.answer(next[0]!, T0 + 1100);
+    expect(scope.go(T0 + 1100).atMs).toBe(T0 + 1100);
+    // A throttle of a claim granted after the reading rules it out for good.
+    scope.throttle(next[1]!, T0 + 1100, 900, { budget: shown({ remaining: 0, limit: 4, resetAtMs: T0 + 2000 }) });
+    expect(scope.state.concurrency).toBe("ruled-out");
+  });
+
+  it("is read as a limit on requests in flight from the first throttle of a run, and its places are kept full", () => {
+    // 10 in flight with 100 ms answers, 20 workers, 300 jobs: 3 s at 10 in flight, plus the wait for
+    // the first reading's reset. Two at a time after it, 15.6 s.
+    const scope = new Watched(T0);
+    const run = runWorkersInTime(scope, concurrencyLimit(10, 100), {
+      workers: 20,
+      rttMs: 100,
+      startMs: T0,
+      jobs: 300,
+      waitOf: (admission) => atWholeSecond(admission.resetAtMs + 1) - admission.resetAtMs,
+      throttleBudget: (admission) => githubReading(admission, 10),
+    });
+    expect(scope.state).toMatchObject({ concurrency: "inferred", inFlightCap: 10 });
+    expect(run.lastStartMs - T0).toBeLessThan(5000);
+  });
+
+  it("is never read so from a window or a bucket, whose slow start spends the count within one window", () => {
+    const servers: Array<[string, ModelServer]> = [
+      ["fixed 20 per 1 s", fixedWindow(20, 1000, T0 - 370)],
+      ["sliding 20 per 1 s", slidingLog(20, 1000)],
+      ["bucket 20 per 1 s", tokenBucket(20, 1000)],
+      ["fixed 4 per 1 s", fixedWindow(4, 1000, T0 - 370)],
+      ["sliding 4 per 2 s", slidingLog(4, 2000)],
+      ["bucket 8 per 1 s", tokenBucket(8, 1000)],
+    ];
+    for (const [label, server] of servers) {
+      for (const rttMs of [20, 100, 300]) {
+        const scope = new Watched(T0);
+        runWorkersInTime(scope, server, { workers: 30, rttMs, startMs: T0, jobs: 100, waitOf: (admission) => admission.waitMs, throttleBudget: (admission) => githubReading(admission, server.limit) });
+        expect([...scope.readings], `${label}, ${rttMs} ms answers`).not.toContain("inferred");
+      }
+    }
+    // A window of 5 spent by the probe and a round of four: of the next round of eight, all
+    // throttled, the last sent (seven others out) is answered first. Its limit's worth of successes
+    // before it is what one window admits, not twice that.
+    const scope = new Scope(T0);
+    scope.answer(scope.go(T0), T0 + 100);
+    for (const sent of goAll(scope, T0 + 100, 4)) scope.answer(sent, T0 + 200);
+    const eight = goAll(scope, T0 + 200, 8);
+    const reading = shown({ remaining: 0, limit: 5, resetAtMs: T0 + 1000 });
+    for (const sent of eight.reverse()) scope.throttle(sent, T0 + 300, 700, { budget: reading });
+    expect(scope.state.concurrency).toBe("unknown");
   });
 });
 

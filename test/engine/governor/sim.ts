@@ -267,12 +267,13 @@ type WorkerEvent = { atMs: number; order: number; worker: number } & ({ kind: "c
  * order: a request is counted by the server when it is sent (its start), and its answer is observed
  * one round trip later, after whatever else happened meanwhile (other claims, sends and answers).
  * A throttled request is claimed again at its answer. For servers whose verdict depends on what is
- * in flight (a concurrency limit).
+ * in flight (a concurrency limit). Successes show nothing; a throttle shows what throttleBudget
+ * reads from its admission (nothing where it is not given).
  */
 export function runWorkersInTime(
   scope: { state: GovernorState; claim(nowMs: number): ClaimResult; answer(granted: { seq: number; atMs: number }, nowMs: number, fields: Partial<Observation>): unknown; throttle(granted: { seq: number; atMs: number }, nowMs: number, waitMs: number | null, fields: Partial<Observation>): unknown },
   server: ModelServer,
-  run: { workers: number; rttMs: number; startMs: number; jobs: number; waitOf: (admission: Admission) => number | null },
+  run: { workers: number; rttMs: number; startMs: number; jobs: number; waitOf: (admission: Admission) => number | null; throttleBudget?: (admission: Admission) => ObservedBudget },
 ): { throttled: number; lastStartMs: number } {
   let order = 0;
   const events: WorkerEvent[] = Array.from({ length: run.workers }, (_, worker) => ({ atMs: run.startMs, order: order++, worker, kind: "claim" as const }));
@@ -309,7 +310,7 @@ export function runWorkersInTime(
         scope.answer(granted, event.atMs, { budget: null });
       } else {
         throttled += 1;
-        scope.throttle(granted, event.atMs, run.waitOf(event.admission), { budget: null });
+        scope.throttle(granted, event.atMs, run.waitOf(event.admission), { budget: run.throttleBudget?.(event.admission) ?? null });
       }
       events.push({ atMs: event.atMs, order: order++, worker: event.worker, kind: "claim" });
     }
