@@ -1617,6 +1617,42 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that successes sent with a silent lesson's throttled request show a concurrency limit though one sent a round trip later stretches the rate's time", async () => {
+    const both = new SideBySide(raw, server.url, "silent-burst:", T0);
+    const scope = "api|silent-burst";
+    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
+      both.nowMs = nowMs;
+      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    };
+    const ok = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, answer(seqOf(sent), sentAtMs, "ok", null));
+    try {
+      // 400 ms answers: the probe, four, eight, then a burst of eleven whose third is throttled (no wait told).
+      const probe = await claimAt(T0);
+      both.nowMs = T0 + 400;
+      await ok(probe, T0);
+      let previous: ClaimResult[] = [];
+      for (const [atMs, count] of [[T0 + 400, 4], [T0 + 800, 8]] as const) {
+        previous = [];
+        for (let i = 0; i < count; i++) previous.push(await claimAt(atMs));
+        both.nowMs = atMs + 400;
+        for (const sent of previous) await ok(sent, atMs);
+      }
+      const burst: ClaimResult[] = [];
+      for (let i = 0; i < 11; i++) burst.push(await claimAt(T0 + 1200));
+      both.nowMs = T0 + 1600;
+      await ok(burst[0]!, T0 + 1200);
+      const late = await claimAt(T0 + 1600);
+      await ok(burst[1]!, T0 + 1200);
+      await both.observe(scope, { ...answer(seqOf(burst[2]!), T0 + 1200, "throttled", null), waitMs: 500, waitFromServer: false });
+      for (const sent of burst.slice(3)) await ok(sent, T0 + 1200);
+      both.nowMs = T0 + 2000;
+      await ok(late, T0 + 1600);
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent", inFlightCap: 9 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees where a count shown only on throttles is first read spent with more of ours out after twice it succeeded: a limit on requests in flight, ruled out by a later claim's throttle", async () => {
     const both = new SideBySide(raw, server.url, "throttle-count:", T0);
     const scope = "api|403-only";

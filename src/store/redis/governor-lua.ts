@@ -1955,19 +1955,19 @@ local function learnReserve(state, observation, units, probedSpent)
   end
 end
 
--- concurrency.ts admittedAfterLesson: our successes sent within a round trip after the lesson's throttled request.
+-- concurrency.ts admittedAfterLesson: our successes sent within a round trip after the lesson's throttled request, in send order.
 local function admittedAfterLesson(state)
   local out = {}
   for _, f in ipairs(state.inFlight) do out[f[1]] = true end
   local untilMs = state.lessonSentAtMs + math.max(1, state.rttMs)
-  local units, lastSentAtMs = 0, state.lessonSentAtMs
+  local admitted = {}
   for _, s in ipairs(state.slots) do
     if s[2] > state.lessonSeq and s[2] <= state.learnedAtSeq and not out[s[2]] and s[1] >= state.lessonSentAtMs and s[1] <= untilMs then
-      units = units + s[3]
-      lastSentAtMs = math.max(lastSentAtMs, s[1])
+      admitted[#admitted + 1] = { s[1], s[3] }
     end
   end
-  return units, lastSentAtMs
+  table.sort(admitted, function(a, b) return a[1] < b[1] end)
+  return admitted
 end
 
 local SILENT_EVIDENCE_RATIO = 1.2
@@ -1980,12 +1980,19 @@ local function learnSilentConcurrency(state, observation)
   for _, f in ipairs(state.inFlight) do
     if f[1] > state.lessonSeq and f[1] <= state.learnedAtSeq then return end
   end
-  local units, lastSentAtMs = admittedAfterLesson(state)
-  local spanMs = lastSentAtMs - state.lessonSentAtMs + math.max(1, state.rttMs / 2)
-  local lessonLimit = limit
-  if not windowIsGuessed(state) and state.windowStartMs > state.lessonSentAtMs then lessonLimit = math.max(1, limit - units) end
-  local explainedUnits = (lessonLimit * spanMs) / windowMs + 1
-  if units < 2 or units <= SILENT_EVIDENCE_RATIO * explainedUnits then return end
+  -- concurrency.ts admittedBeyondRate: counted to each instant of their sends in turn, well above what the rate gives back by then.
+  local admitted = admittedAfterLesson(state)
+  local units, beyond = 0, false
+  for i, a in ipairs(admitted) do
+    units = units + a[2]
+    if i == #admitted or admitted[i + 1][1] ~= a[1] then
+      local spanMs = a[1] - state.lessonSentAtMs + math.max(1, state.rttMs / 2)
+      local lessonLimit = limit
+      if not windowIsGuessed(state) and state.windowStartMs > state.lessonSentAtMs then lessonLimit = math.max(1, limit - units) end
+      if units >= 2 and units > SILENT_EVIDENCE_RATIO * ((lessonLimit * spanMs) / windowMs + 1) then beyond = true end
+    end
+  end
+  if not beyond then return end
   state.concurrency = "silent"
   state.inFlightCap = math.min(MAX_IN_FLIGHT, math.max(1, floor(units / state.unitsPerRequest)))
   local waitsWereOurs = windowIsGuessed(state)

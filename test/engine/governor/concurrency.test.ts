@@ -385,6 +385,29 @@ describe("a concurrency limit", () => {
       expect(scope.claim(T0 + 300)).toMatchObject({ kind: "wait" });
     });
 
+    it("the successes sent with the throttled request show it, though a success sent a round trip later stretches the time the rate is given", () => {
+      // 400 ms answers: the probe, four, then eight succeed, and a burst of eleven goes at T0 + 1200.
+      // The server counted two of them, then throttled the third (no wait told), then counted the
+      // other eight: nine places where a rate of the fifteen counted before gives back one or two.
+      // A worker freed by the first answer sends again at T0 + 1600, before the throttle is read.
+      const scope = new Scope(T0);
+      scope.answer(scope.go(T0), T0 + 400);
+      for (const sent of goAll(scope, T0 + 400, 4)) scope.answer(sent, T0 + 800);
+      for (const sent of goAll(scope, T0 + 800, 8)) scope.answer(sent, T0 + 1200);
+      const burst = goAll(scope, T0 + 1200, 11);
+      scope.answer(burst[0]!, T0 + 1600);
+      const late = scope.go(T0 + 1600);
+      scope.answer(burst[1]!, T0 + 1600);
+      scope.throttle(burst[2]!, T0 + 1600, 500, { waitFromServer: false });
+      expect(scope.state).toMatchObject({ concurrency: "unknown", limit: 15, windowSource: "assumed" });
+      for (const sent of burst.slice(3)) scope.answer(sent, T0 + 1600);
+      scope.answer(late, T0 + 2000);
+      // Nine successes over 600 ms are within 1.2 x the 8.5 units that 15 per assumed 1.2 s gives
+      // back; the eight sent with the throttled one, over 200 ms, are well beyond its 3.5. Read only
+      // to the last send, NetSuite's 15 in flight was paced as a rate for three lessons (1.38 x ideal).
+      expect(scope.state).toMatchObject({ concurrency: "silent", inFlightCap: 9, limit: null });
+    });
+
     it("a start the lesson's rate would lay more than an answer time ahead waits for the claims still out at the lesson: they may show a concurrency limit", () => {
       // Slow start to four in flight (100 ms answers); the first of them is throttled with Slack's
       // Retry-After: 1 while the other three are still out.
