@@ -399,15 +399,20 @@ async function sendWhenNear(both: SideBySide, scope: string, kind: "ok" | "throt
   return both.memory.snapshot().get(scope)?.windowMs;
 }
 
+/** Claims on both stores at nowMs (the side-by-side's clock set to it), with no latest start. */
+function claimerAt(both: SideBySide, scope: string): (nowMs: number) => Promise<ClaimResult> {
+  return async (nowMs) => {
+    both.nowMs = nowMs;
+    return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+  };
+}
+
 /**
  * The concurrency tests' slow start, on both stores: one claim answered 100 ms after T0, two
  * claimed then and answered at T0 + 200, and four claimed at T0 + 200 (left out for the test).
  */
 async function slowStartToFour(both: SideBySide, scope: string): Promise<{ claimAt: (nowMs: number) => Promise<ClaimResult>; four: ClaimResult[] }> {
-  const claimAt = async (nowMs: number): Promise<ClaimResult> => {
-    both.nowMs = nowMs;
-    return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-  };
+  const claimAt = claimerAt(both, scope);
   const probe = await claimAt(T0);
   both.nowMs = T0 + 100;
   await both.observe(scope, answer(seqOf(probe), T0, "ok", null));
@@ -1620,10 +1625,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees that successes sent with a silent lesson's throttled request show a concurrency limit though one sent a round trip later stretches the rate's time", async () => {
     const both = new SideBySide(raw, server.url, "silent-burst:", T0);
     const scope = "api|silent-burst";
-    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
-      both.nowMs = nowMs;
-      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-    };
+    const claimAt = claimerAt(both, scope);
     const ok = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, answer(seqOf(sent), sentAtMs, "ok", null));
     try {
       // 400 ms answers: the probe, four, eight, then a burst of eleven whose third is throttled (no wait told).
@@ -1656,10 +1658,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
   it("agrees where a count shown only on throttles is first read spent with more of ours out after twice it succeeded: a limit on requests in flight, ruled out by a later claim's throttle", async () => {
     const both = new SideBySide(raw, server.url, "throttle-count:", T0);
     const scope = "api|403-only";
-    const claimAt = async (nowMs: number): Promise<ClaimResult> => {
-      both.nowMs = nowMs;
-      return both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-    };
+    const claimAt = claimerAt(both, scope);
     const reading = (resetAtMs: number): ObservedBudget => shown({ remaining: 0, limit: 4, resetAtMs });
     const throttled = (seq: number, sentAtMs: number, resetAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", reading(resetAtMs)), waitMs: resetAtMs - both.nowMs, waitFromServer: true });
     try {

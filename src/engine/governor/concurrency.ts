@@ -64,8 +64,8 @@ function admittedAfterLesson(state: GovernorState): Array<[number, number]> {
  * successes sent with the throttled request itself (counted ahead of it by the server) show a
  * concurrency limit before the next round's sends, a round trip on, stretch the time the rate is
  * given. NetSuite's 15 in flight with 400 ms answers, 40 workers: 14 sent with the throttled one,
- * read with one more a round trip later as 15 over 600 ms, short of the 15.6 a rate of 40 per
- * assumed 2 s gives back, so the limit was paced as a rate for three lessons (1.38 x ideal; 1.10 x).
+ * read with one more a round trip later as 15 over 600 ms, within 1.2 x the 13 that a rate of 40
+ * per assumed 2 s gives back, so the limit was paced as a rate for three lessons (1.38 x ideal; 1.10 x).
  */
 function admittedBeyondRate(state: GovernorState, admitted: ReadonlyArray<[number, number]>, limit: number, windowMs: number): boolean {
   let units = 0;
