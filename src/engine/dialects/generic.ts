@@ -55,6 +55,25 @@ function readingOf(budget: Budget | null, throttled: boolean, retryable: boolean
 }
 
 /**
+ * Wording that names a limit on requests in flight rather than on a rate, in the first part of a
+ * 429's body: ElevenLabs' "too_many_concurrent_requests"
+ * (https://help.elevenlabs.io/hc/en-us/articles/19571824571921-API-Error-Code-429), Zuora's "Your
+ * total number of concurrent requests have exceeded the limit"
+ * (https://developer.zuora.com/rest-api/general-concepts/rate-concurrency-limits/), Mailchimp's
+ * "simultaneous connections" (https://mailchimp.com/developer/marketing/docs/errors/). Read so, the
+ * governor holds the scope to the requests it had in flight (a place frees at an answer, not at a
+ * time) instead of taking the throttle for a rate's window.
+ */
+const CONCURRENCY_WORDING = /concurren(?:t|cy)|simultaneous|in[ _-]flight|parallel requests/i;
+/** How much of a body the wording is looked for in: an error's code and message come first. */
+const CONCURRENCY_WORDING_MAX_CHARS = 2048;
+
+function saysConcurrency(ctx: SignalContext): boolean {
+  const text = ctx.bodyText;
+  return text.length > 0 && CONCURRENCY_WORDING.test(text.length > CONCURRENCY_WORDING_MAX_CHARS ? text.slice(0, CONCURRENCY_WORDING_MAX_CHARS) : text);
+}
+
+/**
  * What a status means when no throttle signal says otherwise. A dialect that knows the answer's
  * scope passes it here rather than spreading the result into a new object (the slow path above).
  */
@@ -69,8 +88,10 @@ export function interpretStatus(ctx: SignalContext, signals: StandardSignals, sc
   }
   if (status === 429) {
     const wait = impliedWait(signals);
-    const reason = wait ? `429 Too Many Requests; the server asks for a ${wait.waitMs} ms wait (${wait.source}).` : "429 Too Many Requests with no wait given; back off.";
-    return reading(true, true, "burst", reason, wait);
+    const concurrent = saysConcurrency(ctx);
+    const what = concurrent ? "429 Too Many Requests, over a limit on requests in flight (the body says so)" : "429 Too Many Requests";
+    const reason = wait ? `${what}; the server asks for a ${wait.waitMs} ms wait (${wait.source}).` : `${what} with no wait given; back off.`;
+    return reading(true, true, concurrent ? "concurrency" : "burst", reason, wait);
   }
   const retryAfter = signals.retryAfter;
   if ((status === 503 || status === 529) && retryAfter) {
