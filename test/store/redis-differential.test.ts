@@ -1655,6 +1655,43 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     }
   });
 
+  it("agrees that throttles naming a concurrency limit (Stripe's global-concurrency) are one lesson: the cap is the others out at the first one's send, less each further throttle of the burst, in whatever order its answers come", async () => {
+    const both = new SideBySide(raw, server.url, "told-burst:", T0);
+    const scope = "api|told-burst";
+    const claimAt = claimerAt(both, scope);
+    const ok = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, answer(seqOf(sent), sentAtMs, "ok", null));
+    const told = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, { ...answer(seqOf(sent), sentAtMs, "throttled", null), limitType: "concurrency", waitMs: 500, waitFromServer: false });
+    try {
+      // 1.5 s answers: the probe, four, eight, then a burst of sixteen whose ten successes are applied first.
+      const probe = await claimAt(T0);
+      both.nowMs = T0 + 1500;
+      await ok(probe, T0);
+      let atMs = T0 + 1500;
+      for (const count of [4, 8]) {
+        const round: ClaimResult[] = [];
+        for (let i = 0; i < count; i++) round.push(await claimAt(atMs));
+        both.nowMs = atMs + 1500;
+        for (const sent of round) await ok(sent, atMs);
+        atMs += 1500;
+      }
+      const burst: ClaimResult[] = [];
+      for (let i = 0; i < 16; i++) burst.push(await claimAt(atMs));
+      both.nowMs = atMs + 1500;
+      for (const sent of burst.slice(0, 10)) await ok(sent, atMs);
+      for (const sent of burst.slice(10)) await told(sent, atMs);
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent", inFlightCap: 10, breakerOpen: false });
+      // A later claim's throttle is a new lesson: one under the others out at its send.
+      const next: ClaimResult[] = [];
+      for (let i = 0; i < 10; i++) next.push(await claimAt(atMs + 1500));
+      expect((await claimAt(atMs + 1500)).kind).toBe("wait");
+      both.nowMs = atMs + 3000;
+      await told(next[0]!, atMs + 1500);
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ concurrency: "silent", inFlightCap: 9 });
+    } finally {
+      await both.close();
+    }
+  });
+
   it("agrees where a count shown only on throttles is first read spent with more of ours out after twice it succeeded: a limit on requests in flight, ruled out by a later claim's throttle", async () => {
     const both = new SideBySide(raw, server.url, "throttle-count:", T0);
     const scope = "api|403-only";

@@ -115,6 +115,13 @@ export function learnSilentConcurrency(state: GovernorState, observation: Observ
   // 429 with 35 workers and 50 ms answers stood idle from the lesson (300 ms) to 776 ms: 2.87 ->
   // 1.59 x ideal (lab:random seed 121 #26).
   if (waitsWereOurs && state.notBeforeMs > observation.nowMs) state.notBeforeMs = clampTime(observation.nowMs);
+  forgetRate(state);
+  // The claims granted under the rate (starts laid ahead) are that same lesson: their throttles leave the cap.
+  state.learnedAtSeq = state.seq;
+}
+
+/** A budget read as a rate turns out to be a concurrency limit: the rate's window, reserve and probe go. */
+function forgetRate(state: GovernorState): void {
   state.limit = null;
   state.windowMs = null;
   state.windowSource = null;
@@ -124,7 +131,60 @@ export function learnSilentConcurrency(state: GovernorState, observation: Observ
   state.probe = null;
   state.okInWindow = 0;
   state.windowStartMs = 0;
-  // The claims granted under the rate (starts laid ahead) are that same lesson: their throttles leave the cap.
+}
+
+/**
+ * A throttle whose answer names a limit on requests in flight (limitType "concurrency": Stripe's
+ * Stripe-Rate-Limited-Reason global-concurrency, https://docs.stripe.com/rate-limits; Twilio's
+ * 20429; Mailchimp's "simultaneous connections"; a 429 body that says concurrent, dialects/generic.ts)
+ * where no count is shown: the server has said what the throttles learn otherwise (learnSilentConcurrency).
+ */
+export function toldConcurrency(state: GovernorState, observation: Observation, claimsAllSeen: boolean): boolean {
+  // Executions blind to each other (cross-flow state) cannot keep a cap between them: for them the
+  // throttled request's backoff, held over the scope, is what spreads the next ones. Held as a cap,
+  // 35 executions over Stripe's 5 in flight were throttled 60 times in 160 calls (33 held so).
+  if (!claimsAllSeen) return false;
+  return observation.limitType === "concurrency" && observation.budget === null && state.anchor === null && (state.concurrency === "unknown" || state.concurrency === "silent");
+}
+
+/**
+ * How many others of ours were out when a request sent at sentAtMs reached the server: those still
+ * unanswered, or, where more, the counted ones (our log) sent within a round trip before it. The
+ * answers of a burst come in any order, and those applied before a throttle are no longer in flight:
+ * 16 sent together under a limit of 10, the ten successes applied first, the first throttle found 5
+ * in flight, and the cap went to 1 with the lesson's other throttles.
+ */
+function oursOutAtSend(state: GovernorState, sentAtMs: number, inFlightBefore: number): number {
+  const fromMs = sentAtMs - Math.max(1, state.rttMs);
+  let units = 0;
+  for (const [atMs, , slotUnits] of state.slots) if (atMs > fromMs && atMs <= sentAtMs) units += slotUnits;
+  return Math.max(inFlightBefore - 1, Math.floor(units / state.unitsPerRequest));
+}
+
+/**
+ * A told concurrency throttle (toldConcurrency). The first of a lesson sets the cap to the others of
+ * ours out when it reached the server (oursOutAtSend), and every further throttle of the claims out then
+ * lowers it by one more: each was one over the limit too. A burst sent together is so read at its
+ * limit: 16 out, 10 admitted, 6 throttled is a cap of 10. Taken for a rate's first lesson instead
+ * (the throttle said nothing else), the cap stayed the slow start's 15 and the throttled requests'
+ * own backoffs held the whole scope: ElevenLabs' 10 in flight with 1.5 s answers, 16 workers, 8.3 x
+ * ideal. Held so, a place frees at an answer, not at a time, and the cap grows no more: the
+ * throttles found its top.
+ */
+export function toldConcurrencyThrottle(state: GovernorState, observation: Observation, inFlightBefore: number): void {
+  if (state.concurrency === "silent" && observation.seq <= state.learnedAtSeq) {
+    state.inFlightCap = Math.max(1, (state.inFlightCap ?? 1) - 1);
+    return;
+  }
+  const cap = Math.max(1, Math.min(state.inFlightCap ?? MAX_IN_FLIGHT, oursOutAtSend(state, observation.sentAtMs, inFlightBefore)));
+  if (state.concurrency === "unknown") {
+    // The scope's hold was the throttled requests' own backoffs, laid while the limit was read as a rate.
+    if (windowIsGuessed(state) && state.notBeforeMs > observation.nowMs) state.notBeforeMs = clampTime(observation.nowMs);
+    forgetRate(state);
+    state.concurrency = "silent";
+  }
+  state.inFlightCap = cap;
+  state.inFlightCapGrows = false;
   state.learnedAtSeq = state.seq;
 }
 

@@ -5,7 +5,7 @@
  * before it) and the window (from the first of them to the announced reset).
  */
 import { prune } from "./claim";
-import { applyConcurrentBudget, concurrencyThrottle, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy } from "./concurrency";
+import { applyConcurrentBudget, concurrencyThrottle, growSilentCap, holdsConcurrency, learnSilentConcurrency, ruleOutInferredConcurrency, silentThrottle, startedBy, toldConcurrency, toldConcurrencyThrottle } from "./concurrency";
 import { estimateThrottled, probeEstimatedRate, probeSilentRate, shortenToProvenRefill, silentProbeFailed, type SilentRate } from "./estimate";
 import { seesEveryClaim, unitsClaimedBetween, unreflectedUnits } from "./model";
 import { countShowsNoReset, probesForWindowLength, resetBehindCount } from "./count-window";
@@ -782,15 +782,19 @@ function learnReserve(state: GovernorState, observation: Observation, units: num
 
 function applyThrottle(state: GovernorState, observation: Observation, options: GovernorOptions, inFlightBefore: number): void {
   if (observation.budget !== null) estimateThrottled(state, observation);
-  state.throttleStreak += 1;
+  const told = toldConcurrency(state, observation, options.claimsAllSeen !== false);
+  // The throttles of one told concurrency lesson (the claims out when it came) are one failure, not a streak.
+  if (!(told && state.concurrency === "silent" && observation.seq <= state.learnedAtSeq)) state.throttleStreak += 1;
   if (state.throttleStreak >= options.breakerThreshold) state.breakerOpen = true;
   // A rejected request was not counted by the limiter: it leaves our log.
   state.slots = state.slots.filter(([, seq]) => seq !== observation.seq);
   // Under a concurrency limit a place frees when an answer comes, not at a time: our own backoff
   // holds back the request it belongs to, not the whole scope.
-  const concurrent = holdsConcurrency(state);
+  const concurrent = told || holdsConcurrency(state);
   let outlasted = false;
-  if (state.concurrency === "silent") {
+  if (told) {
+    toldConcurrencyThrottle(state, observation, inFlightBefore);
+  } else if (state.concurrency === "silent") {
     silentThrottle(state, observation);
   } else if (observation.limitType === "concurrency" || concurrent) {
     concurrencyThrottle(state, observation, inFlightBefore);

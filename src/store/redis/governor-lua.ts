@@ -2038,12 +2038,41 @@ end
 
 local function applyThrottle(state, observation, options, inFlightBefore)
   if observation.budget ~= nil then estimateThrottled(state, observation) end
-  state.throttleStreak = state.throttleStreak + 1
+  -- concurrency.ts toldConcurrency: the answer names a concurrency limit where no count shows one (Redis sees every claim).
+  local told = observation.limitType == "concurrency" and observation.budget == nil and state.anchor == nil and (state.concurrency == "unknown" or state.concurrency == "silent")
+  local sameLesson = told and state.concurrency == "silent" and observation.seq <= state.learnedAtSeq
+  if not sameLesson then state.throttleStreak = state.throttleStreak + 1 end
   if state.throttleStreak >= options.breakerThreshold then state.breakerOpen = true end
   state.slots = filterSlots(state.slots, function(s) return s[2] ~= observation.seq end)
-  local concurrent = holdsConcurrency(state)
+  local concurrent = told or holdsConcurrency(state)
   local outlasted = false
-  if state.concurrency == "silent" then
+  if sameLesson then
+    -- concurrency.ts toldConcurrencyThrottle (inline: the chunk is at Lua's 200 locals): each further throttle of the lesson's claims is one more over.
+    state.inFlightCap = math.max(1, (state.inFlightCap or 1) - 1)
+  elseif told then
+    -- concurrency.ts oursOutAtSend: those still out, or, where more, our log's units sent within a round trip before it.
+    local fromMs, units = observation.sentAtMs - math.max(1, state.rttMs), 0
+    for _, slot in ipairs(state.slots) do
+      if slot[1] > fromMs and slot[1] <= observation.sentAtMs then units = units + slot[3] end
+    end
+    local cap = math.max(1, math.min(state.inFlightCap or MAX_IN_FLIGHT, math.max(inFlightBefore - 1, floor(units / state.unitsPerRequest))))
+    if state.concurrency == "unknown" then
+      if windowIsGuessed(state) and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
+      state.limit = nil
+      state.windowMs = nil
+      state.windowSource = nil
+      state.refill = "window"
+      state.reserveUnits = 0
+      state.othersPerMs = 0
+      state.probe = nil
+      state.okInWindow = 0
+      state.windowStartMs = 0
+      state.concurrency = "silent"
+    end
+    state.inFlightCap = cap
+    state.inFlightCapGrows = false
+    state.learnedAtSeq = state.seq
+  elseif state.concurrency == "silent" then
     silentThrottle(state, observation)
   elseif observation.limitType == "concurrency" or concurrent then
     -- concurrency.ts concurrencyThrottle (inline: the chunk is at Lua's 200 locals): once per lesson, and no higher than a limit shown.

@@ -4,7 +4,7 @@
  * count shows it (it came back up between two readings of one reset, which no window's count does).
  */
 import { describe, expect, it } from "vitest";
-import { readState, type Observation, type ObservedBudget } from "../../../src/engine/governor";
+import { readState, type GovernorOptions, type Observation, type ObservedBudget } from "../../../src/engine/governor";
 import { Scope, shown, T0, type Go } from "./helpers";
 import { concurrencyLimit, fixedWindow, runWorkersInTime, slidingLog, tokenBucket, type Admission, type ModelServer } from "./sim";
 
@@ -460,6 +460,86 @@ describe("a concurrency limit", () => {
         runWorkersInTime(scope, server, { workers: 30, rttMs: 100, startMs: T0, jobs: 200, waitOf: () => null });
         expect(scope.state.concurrency, label).not.toBe("silent");
       }
+    });
+
+    describe("told by the throttle itself (limitType concurrency: Stripe's global-concurrency, a body that says concurrent)", () => {
+      /** A scope whose throttles name the concurrency limit they met, as the dialects read them. */
+      class Told extends Scope {
+        override throttle(granted: Pick<Go, "seq" | "atMs">, nowMs: number, waitMs: number | null, fields: Partial<Observation> = {}) {
+          return super.throttle(granted, nowMs, waitMs, { limitType: "concurrency", reason: "429: too many concurrent requests", waitFromServer: false, ...fields });
+        }
+      }
+
+      /** The slow start to sixteen in flight of waveOfSixteenUnderTen, on a scope whose throttles name the limit. */
+      const sixteenOut = (options: Partial<GovernorOptions> = {}) => {
+        const scope = new Told(T0, options);
+        scope.answer(scope.go(T0), T0 + 1000);
+        let nowMs = T0 + 1000;
+        for (const width of [4, 8]) {
+          const round = Array.from({ length: width }, () => scope.go(nowMs));
+          for (const sent of round) scope.answer(sent, nowMs + 1000);
+          nowMs += 1000;
+        }
+        return { scope, sixteen: Array.from({ length: 16 }, () => scope.go(nowMs)), atMs: nowMs + 100 };
+      };
+
+      it("a burst's throttles each lower the cap from what was in flight: 16 out, 6 throttled, is a cap of 10, held at once, whichever order the answers come in", () => {
+        // Read as a rate's lesson instead, the cap stayed the slow start's 15 and the throttled
+        // requests' own backoffs held the scope, then the breaker (ElevenLabs' 10 in flight with
+        // 1.5 s answers, 16 workers: 8.3 x ideal).
+        const orders: Array<[string, (i: number) => boolean]> = [
+          ["throttles first", (i) => i < 6],
+          ["interleaved", (i) => i % 2 === 1 && i < 12],
+          ["throttles last", (i) => i >= 10],
+        ];
+        for (const [label, throttled] of orders) {
+          const { scope, sixteen, atMs } = sixteenOut();
+          sixteen.forEach((sent, i) => (throttled(i) ? scope.throttle(sent, atMs, null) : scope.answer(sent, atMs)));
+          expect(scope.state, label).toMatchObject({ concurrency: "silent", inFlightCap: 10, inFlightCapGrows: false, breakerOpen: false, limit: null, windowMs: null });
+          const next = Array.from({ length: 10 }, () => scope.go(atMs));
+          expect(next.every((sent) => sent.atMs === atMs), label).toBe(true);
+          expect(scope.claim(atMs).kind, label).toBe("wait");
+        }
+      });
+
+      it("a later throttle (a claim sent after the lesson) is a new lesson: one under what was in flight, once for its burst", () => {
+        const { scope, sixteen, atMs } = sixteenOut();
+        sixteen.forEach((sent, i) => (i < 6 ? scope.throttle(sent, atMs, null) : scope.answer(sent, atMs)));
+        const ten = Array.from({ length: 10 }, () => scope.go(atMs));
+        scope.throttle(ten[9]!, atMs + 100, null);
+        expect(scope.state.inFlightCap).toBe(9);
+        scope.throttle(ten[8]!, atMs + 100, null);
+        expect(scope.state.inFlightCap).toBe(8);
+      });
+
+      it("a wait the server told still holds the scope; a count shown is left to the count's rules", () => {
+        const { scope, sixteen, atMs } = sixteenOut();
+        for (const sent of sixteen.slice(0, 6)) scope.throttle(sent, atMs, 1000, { waitFromServer: true });
+        for (const sent of sixteen.slice(6)) scope.answer(sent, atMs);
+        expect(scope.state.concurrency).toBe("silent");
+        expect(scope.go(atMs).atMs).toBe(atMs + 1000);
+        const counted = new Told(T0);
+        counted.answer(counted.go(T0), T0 + 100, { budget: shown({ remaining: 9, limit: 10, resetAtMs: T0 + 1000 }) });
+        counted.throttle(counted.go(T0 + 100), T0 + 200, null, { budget: shown({ remaining: 0, limit: 10, resetAtMs: T0 + 1000 }) });
+        expect(counted.state.concurrency).not.toBe("silent");
+      });
+
+      it("not where executions are blind to each other (cross-flow state): there the throttled request's backoff holds the scope, as for a rate", () => {
+        const { scope, sixteen, atMs } = sixteenOut({ claimsAllSeen: false });
+        for (const sent of sixteen.slice(0, 6)) scope.throttle(sent, atMs, 400, { waitFromServer: false });
+        for (const sent of sixteen.slice(6)) scope.answer(sent, atMs);
+        expect(scope.state.concurrency).not.toBe("silent");
+        expect(scope.go(atMs).atMs).toBeGreaterThan(atMs);
+      });
+
+      it("keeps 10 in flight with 1.5 s answers for 16 workers from the first throttle on", () => {
+        const scope = new Told(T0);
+        const run = runWorkersInTime(scope, concurrencyLimit(10, 1500), { workers: 16, rttMs: 1500, startMs: T0, jobs: 200, waitOf: () => null });
+        expect(scope.state).toMatchObject({ concurrency: "silent", inFlightCap: 10 });
+        expect(run.throttled).toBe(6);
+        // 200 jobs at 10 per 1.5 s: 30 s, and the slow start's three rounds before the lesson.
+        expect(run.lastStartMs - T0).toBeLessThan(33_000);
+      });
     });
 
     it("a throttle under the cap lowers it by one for the claims out under it, and it grows no more; at a cap of one, the reading is ruled out for good", () => {
