@@ -19,6 +19,8 @@ export interface RenderContext {
   budgetHeaders: boolean;
   /** GraphQL cost of this request, points. */
   cost: number;
+  /** The 429's body text (generic) or problem detail (IETF) in place of the dialect's, when the scenario sets one. */
+  throttleBody?: string;
   jobId: string;
 }
 
@@ -88,12 +90,12 @@ export function renderThrottled(dialect: DialectId, a: Admission, ctx: RenderCon
   const base = dateHeader(ctx.nowMs);
   switch (dialect) {
     case "generic":
-      return { status: 429, headers: { ...base, ...retryAfterHeader(ctx.retryAfter, waitMs, ctx.nowMs), ...(ctx.budgetHeaders ? xRateLimit(a, ctx.nowMs) : {}) }, body: "Too Many Requests" };
+      return { status: 429, headers: { ...base, ...retryAfterHeader(ctx.retryAfter, waitMs, ctx.nowMs), ...(ctx.budgetHeaders ? xRateLimit(a, ctx.nowMs) : {}) }, body: ctx.throttleBody ?? "Too Many Requests" };
     case "ietf":
       return {
         status: 429,
         headers: { ...base, ...retryAfterHeader(ctx.retryAfter, waitMs, ctx.nowMs), ...ietfFields(a), "content-type": "application/problem+json" },
-        body: { type: "https://iana.org/assignments/http-problem-types#quota-exceeded", title: "Request cannot be satisfied as assigned quota has been exceeded", status: 429, "violated-policies": ["default"] },
+        body: { type: "https://iana.org/assignments/http-problem-types#quota-exceeded", title: "Request cannot be satisfied as assigned quota has been exceeded", status: 429, "violated-policies": ["default"], ...(ctx.throttleBody === undefined ? {} : { detail: ctx.throttleBody }) },
       };
     case "github":
       // Primary limit: 403, remaining 0, reset in epoch seconds; the body names the limit.
@@ -132,10 +134,12 @@ export function renderThrottled(dialect: DialectId, a: Admission, ctx: RenderCon
         },
       };
     case "stripe":
-      // No wait documented; the reason header marks a rate limiter (not a lock timeout).
+      // No wait documented; the reason header marks a rate limiter (not a lock timeout), and which:
+      // global-concurrency for the limit on requests in flight, global-rate for the rate
+      // (https://docs.stripe.com/rate-limits).
       return {
         status: 429,
-        headers: { ...base, "stripe-rate-limited-reason": "global-rate", "request-id": `req_${ctx.jobId}` },
+        headers: { ...base, "stripe-rate-limited-reason": a.unit === "concurrent" ? "global-concurrency" : "global-rate", "request-id": `req_${ctx.jobId}` },
         body: { error: { type: "invalid_request_error", code: "rate_limit", message: "Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits." } },
       };
     case "slack":

@@ -22,7 +22,7 @@ function isObject(value: unknown): value is Json {
  */
 export const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
   scenario: ["name", "description", "server", "workload", "strategies", "clock", "seed", "maxRunMs"],
-  server: ["limiter", "limit", "windowMs", "dialect", "retryAfter", "budgetHeaders", "latencyMs", "costPerRequest", "honoursIdempotencyKey", "faults"],
+  server: ["limiter", "limit", "windowMs", "dialect", "retryAfter", "budgetHeaders", "throttleBody", "latencyMs", "costPerRequest", "honoursIdempotencyKey", "faults"],
   "server.faults": ["error503Share", "dropShare", "slowShare", "slowMs"],
   workload: ["jobs", "workers", "method", "coordination", "executionLimitMs", "requestTimeoutMs", "processes", "storeOutage"],
   "workload.storeOutage": ["atMs", "forMs"],
@@ -158,12 +158,28 @@ export function parseScenario(raw: unknown, knownStrategies: readonly string[], 
     seed: num(raw, "seed", "scenario", 1, 0, 2 ** 32 - 1),
     maxRunMs: num(raw, "maxRunMs", "scenario", clock === "real" ? 60_000 : 2 * DAY_MS, 1),
   };
+  const throttleBody = throttleBodyOf(server, dialect);
+  if (throttleBody !== undefined) scenario.server.throttleBody = throttleBody;
   if (scenario.server.limiter === "cost-bucket" && scenario.server.costPerRequest > scenario.server.limit) {
     throw new ScenarioError("server.costPerRequest is larger than server.limit: no request could ever be admitted");
   }
   if (!Number.isInteger(scenario.workload.jobs) || !Number.isInteger(scenario.workload.workers)) throw new ScenarioError("workload.jobs and workload.workers must be whole numbers");
   checkRedisWorkload(scenario);
   return scenario;
+}
+
+/** The longest throttleBody taken: a provider's error body, not a document. */
+const THROTTLE_BODY_MAX_CHARS = 2000;
+
+/** server.throttleBody: what a provider writes in its 429, spoken by the dialects whose body is not the provider's own. */
+function throttleBodyOf(server: Json, dialect: string): string | undefined {
+  const value = server.throttleBody;
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value.length === 0 || value.length > THROTTLE_BODY_MAX_CHARS) {
+    throw new ScenarioError(`server.throttleBody must be a string of 1 to ${THROTTLE_BODY_MAX_CHARS} characters (the body text of the 429)`);
+  }
+  if (dialect !== "generic" && dialect !== "ietf") throw new ScenarioError(`server.throttleBody is spoken by the generic and ietf dialects only (this scenario's is ${dialect}): remove it or set server.dialect`);
+  return value;
 }
 
 /** Redis runs on real time (its TIME), and only Redis is shared across processes or has an outage to survive. */

@@ -62,7 +62,7 @@ export class ThrottledApi {
     const method: HttpMethod = request.method.toUpperCase() === "POST" ? "POST" : "GET";
     const record: RequestRecord = { atMs: nowMs - this.originMs, jobId: request.jobId, method, status: 0, throttled: false, executed: false, fault: "none" };
     this.records.push(record);
-    const ctx: RenderContext = { nowMs, retryAfter: this.spec.retryAfter, budgetHeaders: this.spec.budgetHeaders, cost: this.cost, jobId: request.jobId };
+    const ctx: RenderContext = { nowMs, retryAfter: this.spec.retryAfter, budgetHeaders: this.spec.budgetHeaders, cost: this.cost, jobId: request.jobId, throttleBody: this.spec.throttleBody };
 
     const replay = method === "POST" && this.spec.honoursIdempotencyKey && request.idempotencyKey !== null ? this.idempotent.get(request.idempotencyKey) : undefined;
     if (replay) {

@@ -40,6 +40,8 @@ export interface ServerSpec {
   retryAfter: RetryAfterForm;
   /** Whether successes carry the dialect's budget headers (remaining / reset). */
   budgetHeaders: boolean;
+  /** Generic and IETF dialects: the 429's body text (generic) or problem detail (IETF) a provider writes, in place of the dialect's. */
+  throttleBody?: string;
   /** Time the server takes to answer an admitted request, ms. */
   latencyMs: number;
   /** GraphQL cost per request, points (cost-bucket only). */

@@ -142,6 +142,25 @@ describe("Stripe", () => {
     expect(v.throttled).toBe(true);
     expect(v.retryable).toBe(true);
   });
+
+  it("names the concurrency limiter (global-concurrency) when the limit is on requests in flight, as Stripe does (https://docs.stripe.com/rate-limits)", () => {
+    const r = renderThrottled("stripe", burst(0, { waitMs: null, unit: "concurrent", limit: 25, resetMs: 0 } as Partial<Admission>), ctx());
+    expect(r.headers["stripe-rate-limited-reason"]).toBe("global-concurrency");
+    expect(read("stripe", r).limitType).toBe("concurrency");
+  });
+});
+
+describe("a scenario's own 429 body (server.throttleBody)", () => {
+  it("replaces the generic dialect's text and becomes the IETF problem's detail; a body that says concurrent is read as a concurrency limit", () => {
+    const body = '{"detail":{"status":"too_many_concurrent_requests"}}';
+    const generic = renderThrottled("generic", burst(1000), ctx({ throttleBody: body }));
+    expect(generic.body).toBe(body);
+    expect(read("generic", generic).limitType).toBe("concurrency");
+    const ietf = renderThrottled("ietf", burst(1000), ctx({ throttleBody: "Too many concurrent requests" }));
+    expect((ietf.body as { detail: string }).detail).toBe("Too many concurrent requests");
+    expect(read("ietf", ietf).limitType).toBe("concurrency");
+    expect(read("generic", renderThrottled("generic", burst(1000), ctx())).limitType).toBe("burst");
+  });
 });
 
 describe("Slack", () => {

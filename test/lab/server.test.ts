@@ -46,6 +46,21 @@ describe("throttled API", () => {
       await close();
     }
   });
+
+  it("answers a 429 with the body a scenario gives (server.throttleBody), which the client reads", async () => {
+    const body = '{"detail":{"status":"too_many_concurrent_requests"}}';
+    const api = new ThrottledApi(spec({ limiter: "concurrency", limit: 1, windowMs: 1000, latencyMs: 50, throttleBody: body } as Partial<ServerSpec>), globalClock, 1);
+    const { url, close } = await api.listen();
+    try {
+      const held = axios.get(`${url}/items/a`, { headers: { "x-job-id": "a" }, validateStatus: () => true });
+      const throttled = await axios.get(`${url}/items/b`, { headers: { "x-job-id": "b" }, validateStatus: () => true, responseType: "text" });
+      await held;
+      expect(throttled.status).toBe(429);
+      expect(throttled.data).toBe(body);
+    } finally {
+      await close();
+    }
+  });
 });
 
 describe("metrics", () => {
@@ -125,5 +140,15 @@ describe("scenario files", () => {
     expect(() => parseScenario({ name: "x", server: { limiter: "leaky", limit: 1, windowMs: 1 }, workload: { jobs: 1 } }, STRATEGY_NAMES)).toThrow(ScenarioError);
     expect(() => parseScenario({ name: "x", server: { limiter: "fixed-window", windowMs: 1 }, workload: { jobs: 1 } }, STRATEGY_NAMES)).toThrow(/server.limit is required/);
     expect(() => parseScenario({ name: "x", server: { limiter: "fixed-window", limit: 1, windowMs: 1 }, workload: { jobs: 1 }, strategies: ["magic"] }, STRATEGY_NAMES)).toThrow(/unknown strategy magic/);
+  });
+
+  it("takes server.throttleBody for the generic and IETF dialects only, as a string of at most 2,000 characters", () => {
+    const withBody = (dialect: string, throttleBody: unknown) => parseScenario({ name: "x", server: { limiter: "concurrency", limit: 2, dialect, throttleBody }, workload: { jobs: 1 } }, STRATEGY_NAMES);
+    expect(withBody("generic", "too many concurrent requests").server.throttleBody).toBe("too many concurrent requests");
+    expect(withBody("ietf", "concurrent").server.throttleBody).toBe("concurrent");
+    expect(() => withBody("stripe", "concurrent")).toThrow(/generic and ietf dialects only \(this scenario's is stripe\)/);
+    expect(() => withBody("generic", 42)).toThrow(/server.throttleBody must be a string/);
+    expect(() => withBody("generic", "x".repeat(2001))).toThrow(/server.throttleBody must be a string of 1 to 2000/);
+    expect(parseScenario({ name: "x", server: { limiter: "fixed-window", limit: 1, windowMs: 1 }, workload: { jobs: 1 } }, STRATEGY_NAMES).server).not.toHaveProperty("throttleBody");
   });
 });
