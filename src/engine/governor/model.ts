@@ -392,6 +392,11 @@ export const WINDOW_TRIAL_WHY = "a window learned from throttles alone may be sh
 
 /** A trial must gain at least this many round trips (the others wait one for its answer). */
 const WINDOW_TRIAL_MIN_GAIN_RTTS = 2;
+/**
+ * Nor less than this share of the window: a failed trial costs a throttle, and its request's backoff
+ * doubles. With 20 ms answers, two round trips let trials go at 61 ms from a 10.1 s window.
+ */
+const WINDOW_TRIAL_MIN_GAIN_SHARE = 0.01;
 /** Trials only where our log holds each unit as its own slot (older ones are merged, their times rounded later). */
 const WINDOW_TRIAL_MAX_LIMIT = 128;
 
@@ -416,7 +421,7 @@ function windowTrialAtMs(state: GovernorState, fromMs: number, units: number, li
   if (regularAtMs <= fromMs) return null;
   const midMs = Math.ceil((floorMs + windowMs) / 2);
   const gainMs = windowMs - midMs;
-  if (gainMs <= WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state)) return null;
+  if (gainMs <= Math.max(WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state), windowMs * WINDOW_TRIAL_MIN_GAIN_SHARE)) return null;
   const trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs);
   return trialAtMs <= regularAtMs - gainMs / 2 ? trialAtMs : null;
 }

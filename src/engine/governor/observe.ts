@@ -475,8 +475,13 @@ function windowFromWaitMs(observation: Observation, resetAtMs: number, episodeSt
   const sentMs = observation.sentAtMs - episodeStartMs;
   const resetAfterMs = Math.max(sentMs, sentMs + (observation.waitMs ?? 0) - resolutionMs);
   const wholeMs = Math.max(resolutionMs, (Math.floor(resetAfterMs / resolutionMs) + 1) * resolutionMs);
-  const withMarginMs = wholeMs + Math.min(wholeMs / 100, 100);
+  const withMarginMs = withReadMarginMs(wholeMs);
   return withMarginMs < boundMs ? withMarginMs : boundMs;
+}
+
+/** A window read to a whole length, kept a hundredth longer (at most 100 ms): a start on its edge races the unit leaving. */
+function withReadMarginMs(wholeMs: number): number {
+  return wholeMs + Math.min(wholeMs / 100, 100);
 }
 
 /**
@@ -645,6 +650,47 @@ function windowFromFirstSuccess(state: GovernorState, observation: Observation):
   state.windowMs = Math.min(MAX_FIGURE, Math.max(state.windowMs, clampTime(observation.sentAtMs) - state.windowStartMs));
   state.windowSource = "inferred";
   state.windowStartMs = 0;
+  snapToDocumentedWindow(state);
+}
+
+/**
+ * The lengths APIs give their windows in: a fraction of a second, seconds, a minute, minutes, an
+ * hour (Stripe's per second, https://docs.stripe.com/rate-limits; Pipedrive's 2 s; HubSpot's 10 s,
+ * https://developers.hubspot.com/docs/api/usage-details; Harvest's 15 s; Slack's and Airtable's
+ * minute and second, https://api.slack.com/apis/rate-limits,
+ * https://support.airtable.com/docs/managing-api-call-limits-in-airtable).
+ */
+const DOCUMENTED_WINDOWS_MS = [100, 200, 250, 500, 1000, 2000, 3000, 5000, 10_000, 15_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000];
+
+/** How far apart the bounds may be for a documented length between them to be taken (snapToDocumentedWindow). */
+const SNAP_BOUNDS_MAX_RATIO = 1.5;
+
+/**
+ * A window bounded by throttles and the first success (windowFloorMs, windowMs) is taken at the
+ * longest documented length between the bounds, kept a hundredth longer (withReadMarginMs), where
+ * that is shorter than the upper bound: the probes between the bounds are spaced a quarter of the
+ * time measured, so the first success lands up to a quarter past the window. Airtable's 5 per
+ * second behind a bare 429 (6 workers, 150 ms answers) was read as 5 per 1,269 ms and paced so for
+ * good, 1.28 x ideal; the trials of a shorter window (model.ts windowTrialAtMs) gain less than two
+ * round trips there and never went. The floor moves to a quarter of the way below that length:
+ * raised to the length itself, no trial went, and a fixed window whose reset came sooner after the
+ * window's first unit than its length kept that delay for good (fixed 60 per 60 s, six windows' worth
+ * at once, its third window 3.6 s late); left where the throttles proved it, trials failed against a
+ * sliding window of that very length, and each doubled its request's backoff (sliding 15 per 10 s
+ * behind Stripe's silence: a 14 s backoff, 1.10 -> 1.78 x ideal). A window of no documented length
+ * keeps the upper bound. Only between close bounds (the upper at
+ * most SNAP_BOUNDS_MAX_RATIO times the floor, as the probes' spacing leaves them): where no probe
+ * went for a while, the first success says little of the window, and a length picked from a wide
+ * gap is a guess.
+ */
+function snapToDocumentedWindow(state: GovernorState): void {
+  const upperMs = state.windowMs;
+  if (upperMs === null || upperMs > SNAP_BOUNDS_MAX_RATIO * state.windowFloorMs) return;
+  let lengthMs = 0;
+  for (const documentedMs of DOCUMENTED_WINDOWS_MS) if (documentedMs > state.windowFloorMs && withReadMarginMs(documentedMs) < upperMs) lengthMs = documentedMs;
+  if (lengthMs === 0) return;
+  state.windowMs = withReadMarginMs(lengthMs);
+  state.windowFloorMs = Math.round(lengthMs - (lengthMs - state.windowFloorMs) / 4);
 }
 
 /**

@@ -582,7 +582,8 @@ local function windowTrialAtMs(state, fromMs, units, limit, windowMs, regularAtM
   if regularAtMs <= fromMs then return nil end
   local midMs = math.ceil((floorMs + windowMs) / 2)
   local gainMs = windowMs - midMs
-  if gainMs <= WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state) then return nil end
+  -- model.ts WINDOW_TRIAL_MIN_GAIN_SHARE (inline: the chunk is at Lua's 200 locals): nor under a hundredth of the window.
+  if gainMs <= math.max(WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state), windowMs * 0.01) then return nil end
   local trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs)
   if trialAtMs <= regularAtMs - gainMs / 2 then return trialAtMs end
   return nil
@@ -1871,6 +1872,16 @@ local function windowFromFirstSuccess(state, observation)
   state.windowMs = math.min(MAX_FIGURE, math.max(state.windowMs, clampTime(observation.sentAtMs) - state.windowStartMs))
   state.windowSource = "inferred"
   state.windowStartMs = 0
+  -- observe.ts snapToDocumentedWindow (inline: the chunk is at Lua's 200 locals): the longest documented length between close bounds, a hundredth longer; the floor a quarter of the way below it.
+  local lengthMs = 0
+  if state.windowMs > 1.5 * state.windowFloorMs then return end
+  for _, documentedMs in ipairs({ 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }) do
+    if documentedMs > state.windowFloorMs and documentedMs + math.min(documentedMs / 100, 100) < state.windowMs then lengthMs = documentedMs end
+  end
+  if lengthMs > 0 then
+    state.windowMs = lengthMs + math.min(lengthMs / 100, 100)
+    state.windowFloorMs = jsRound(lengthMs - (lengthMs - state.windowFloorMs) / 4)
+  end
 end
 
 local function learnFromThrottle(state, observation)

@@ -401,6 +401,54 @@ describe("learning without budget headers or a wait: the window, from throttles 
     expect(run.unfinished).toBe(0);
   });
 
+  it("a window bounded closely by throttles and the first success is taken at the longest documented length between the bounds, a hundredth longer, and tried shorter only near it", () => {
+    // A fixed 5 per 2 s behind a bare 429: probes a quarter of the time measured apart are
+    // throttled up to 1,608 ms from the window's first unit, and the next, at 2,030 ms, admitted.
+    const { scope } = lessonOfFive();
+    let probe = scope.go(T0 + 1000);
+    const throttledAtMs: number[] = [];
+    while (probe.atMs < T0 + 2000) {
+      throttledAtMs.push(probe.atMs - T0);
+      scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
+      probe = scope.go(scope.state.notBeforeMs);
+    }
+    expect(throttledAtMs).toEqual([1000, 1270, 1608]);
+    expect(probe.atMs - T0).toBe(2030);
+    scope.answer(probe, probe.atMs + 20);
+    // Read as 5 per 2,030 ms before. The floor moves to a quarter of the way below that length
+    // (2,000 - 392 / 4): a trial still tells a fixed window's reset that came sooner after the
+    // window's first unit, and fewer fail against a sliding one of that very length.
+    expect(scope.state).toMatchObject({ windowMs: 2020, windowFloorMs: 1902, windowSource: "inferred" });
+    for (let i = 1; i <= 4; i++) scope.answer(scope.go(probe.atMs + 20 * i), probe.atMs + 20 * (i + 1));
+    // The log is full: the next window's first start is a trial at the middle of 1,902 and 2,020 ms.
+    const trial = scope.go(probe.atMs + 100);
+    expect(trial).toMatchObject({ atMs: probe.atMs + 1961, probe: true, why: WINDOW_TRIAL_WHY });
+    // Throttled: the next trial would gain 30 ms, under a hundredth of the window: none goes, and the
+    // others go at the length taken.
+    scope.throttle(trial, trial.atMs + 20, null, { waitMs: 500 });
+    expect(scope.go(trial.atMs + 20)).toMatchObject({ atMs: probe.atMs + 2020, probe: false });
+    // Between bounds further apart (a first success long after the last probe), or with no
+    // documented length between them, the upper bound stands.
+    for (const admittedAtMs of [1600, 4000]) {
+      const other = lessonOfFive().scope;
+      other.throttle(other.go(T0 + 1000), T0 + 1020, null, { waitMs: 50 });
+      const success = other.go(T0 + admittedAtMs);
+      other.answer(success, success.atMs + 20);
+      expect(other.state.windowMs).toBe(success.atMs - T0);
+    }
+  });
+
+  it("no trial goes that would gain under a hundredth of the window, however fast the answers (two round trips of 20 ms are 40 ms of a 10.1 s window)", () => {
+    const withFloor = (windowFloorMs: number) => {
+      const slots: Array<[number, number, number]> = [0, 20, 40, 60, 80].map((offsetMs, i) => [T0 + offsetMs, i + 1, 1]);
+      return new Scope(T0 + 100, {}, { ...emptyState(T0), limit: 5, windowMs: 10_100, windowSource: "inferred", refill: "window", windowFloorMs, rttMs: 20, slots, seq: 5, learnedAtSeq: 1, lessonSeq: 1, lessonSentAtMs: T0 });
+    };
+    // The middle of 9,978 and 10,100 ms gains 61 ms: over two round trips, under a hundredth.
+    expect(withFloor(9978).go(T0 + 100)).toMatchObject({ atMs: T0 + 10_100, probe: false });
+    // The middle of 9,800 and 10,100 ms gains 150 ms: the trial goes.
+    expect(withFloor(9800).go(T0 + 100)).toMatchObject({ atMs: T0 + 9950, probe: true, why: WINDOW_TRIAL_WHY });
+  });
+
   it("a window learned as an upper bound is tried shorter: the next window's first start goes alone at the middle of the bounds; its throttle raises the floor, its success starts the window there", () => {
     // A lesson of 5 at T0, then probes that find the window longer, and a first success at 5 s.
     const { scope } = lessonOfFive();
