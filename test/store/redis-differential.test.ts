@@ -407,6 +407,20 @@ function claimerAt(both: SideBySide, scope: string): (nowMs: number) => Promise<
   };
 }
 
+/** A 429 that told no wait, the client backing off 50 ms on its own. */
+const throttledNoWait = (seq: number, sentAtMs: number): Omit<Observation, "nowMs"> => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
+
+/** Claims that must be granted on both stores at the clock's now, each one's why kept; the clock moves to each start. */
+function starterOf(both: SideBySide, scope: string, whys: string[]): () => Promise<{ seq: number; atMs: number }> {
+  return async () => {
+    const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
+    if (result.kind !== "go") throw new Error(`expected a go, got ${result.kind}: ${result.why}`);
+    whys.push(result.why);
+    both.nowMs = Math.max(both.nowMs, result.atMs);
+    return { seq: result.seq, atMs: result.atMs };
+  };
+}
+
 /**
  * The concurrency tests' slow start, on both stores: one claim answered 100 ms after T0, two
  * claimed then and answered at T0 + 200, and four claimed at T0 + 200 (left out for the test).
@@ -891,11 +905,10 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const source = (): void => void sources.push(both.memory.snapshot().get(scope)!.windowSource);
     try {
       // A short backoff, so that the spacing of a quarter of the time measured decides the next probe.
-      const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
       for (let i = 0; i < 4; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       const fifth = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
       both.nowMs += 20;
-      await both.observe(scope, noWait(seqOf(fifth), both.nowMs - 20));
+      await both.observe(scope, throttledNoWait(seqOf(fifth), both.nowMs - 20));
       source();
       // Eight more claims: the first goes when the log frees a unit, the others wait for its answer.
       for (let i = 0; i < 8; i++) {
@@ -906,7 +919,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const probeAtMs = both.memory.snapshot().get(scope)!.slots.find(([atMs]) => atMs > both.nowMs)![0];
       const probeSeq = both.memory.snapshot().get(scope)!.slots.find(([atMs]) => atMs > both.nowMs)![1];
       both.nowMs = probeAtMs + 20;
-      await both.observe(scope, noWait(probeSeq, probeAtMs));
+      await both.observe(scope, throttledNoWait(probeSeq, probeAtMs));
       source();
       both.nowMs = T0 + 3000;
       const later = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
@@ -926,12 +939,11 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const scope = "api|quota-silence";
     let held: GovernorState | undefined;
     try {
-      const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
       for (let i = 0; i < 4; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
-      await both.sendAnswered(scope, 20, noWait);
+      await both.sendAnswered(scope, 20, throttledNoWait);
       // The next probe goes 70 s on (the jobs came later) and is throttled: the units are still counted.
       both.nowMs = T0 + 70_000;
-      await both.sendAnswered(scope, 20, noWait);
+      await both.sendAnswered(scope, 20, throttledNoWait);
       held = structuredClone(both.memory.snapshot().get(scope));
     } finally {
       await both.close();
@@ -944,24 +956,17 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const both = new SideBySide(raw, server.url, "documented:", T0);
     const scope = "api|documented";
     const whys: string[] = [];
-    const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
-    const startNext = async (): Promise<{ seq: number; atMs: number }> => {
-      const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      if (result.kind !== "go") throw new Error(`expected a go, got ${result.kind}: ${result.why}`);
-      whys.push(result.why);
-      both.nowMs = Math.max(both.nowMs, result.atMs);
-      return { seq: result.seq, atMs: result.atMs };
-    };
+    const startNext = starterOf(both, scope, whys);
     try {
       for (let i = 0; i < 5; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       const sixth = await startNext();
       both.nowMs += 20;
-      await both.observe(scope, noWait(sixth.seq, sixth.atMs));
+      await both.observe(scope, throttledNoWait(sixth.seq, sixth.atMs));
       // Probes a quarter of the time measured apart, throttled until one goes past 2 s.
       let probe = await startNext();
       while (probe.atMs < T0 + 2000) {
         both.nowMs += 20;
-        await both.observe(scope, noWait(probe.seq, probe.atMs));
+        await both.observe(scope, throttledNoWait(probe.seq, probe.atMs));
         both.nowMs = both.memory.snapshot().get(scope)!.notBeforeMs;
         probe = await startNext();
       }
@@ -976,7 +981,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const trial = await startNext();
       expect(trial.atMs - probe.atMs).toBe(1961);
       both.nowMs += 20;
-      await both.observe(scope, noWait(trial.seq, trial.atMs));
+      await both.observe(scope, throttledNoWait(trial.seq, trial.atMs));
       const next = await startNext();
       expect(next.atMs - probe.atMs).toBe(2020);
     } finally {
@@ -991,24 +996,16 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const whys: string[] = [];
     const floors: number[] = [];
     const floor = (): void => void floors.push(both.memory.snapshot().get(scope)!.windowFloorMs);
-    const noWait = (seq: number, sentAtMs: number) => ({ ...answer(seq, sentAtMs, "throttled", null), waitMs: 50, waitFromServer: false });
-    /** A claim at nowMs that must be granted; the clock moves to its start. */
-    const startNext = async (): Promise<{ seq: number; atMs: number }> => {
-      const result = await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY });
-      if (result.kind !== "go") throw new Error(`expected a go, got ${result.kind}: ${result.why}`);
-      whys.push(result.why);
-      both.nowMs = Math.max(both.nowMs, result.atMs);
-      return { seq: result.seq, atMs: result.atMs };
-    };
+    const startNext = starterOf(both, scope, whys);
     try {
       for (let i = 0; i < 5; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       const sixth = await startNext();
       both.nowMs += 20;
-      await both.observe(scope, noWait(sixth.seq, sixth.atMs));
+      await both.observe(scope, throttledNoWait(sixth.seq, sixth.atMs));
       both.nowMs = T0 + 3000;
       const probe = await startNext();
       both.nowMs += 20;
-      await both.observe(scope, noWait(probe.seq, probe.atMs));
+      await both.observe(scope, throttledNoWait(probe.seq, probe.atMs));
       floor();
       both.nowMs = T0 + 5000;
       // One in flight at a time after the lessons (restartSlowStart): each answered before the next.
@@ -1020,7 +1017,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
       const trial = await startNext();
       expect(await both.claim(scope, { latestStartMs: Number.POSITIVE_INFINITY })).toMatchObject({ kind: "wait" });
       both.nowMs += 20;
-      await both.observe(scope, noWait(trial.seq, trial.atMs));
+      await both.observe(scope, throttledNoWait(trial.seq, trial.atMs));
       floor();
       const second = await startNext();
       both.nowMs += 20;

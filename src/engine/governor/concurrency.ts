@@ -142,7 +142,7 @@ function forgetRate(state: GovernorState): void {
 export function toldConcurrency(state: GovernorState, observation: Observation, claimsAllSeen: boolean): boolean {
   // Executions blind to each other (cross-flow state) cannot keep a cap between them: for them the
   // throttled request's backoff, held over the scope, is what spreads the next ones. Held as a cap,
-  // 35 executions over Stripe's 5 in flight were throttled 60 times in 160 calls (33 held so).
+  // 35 executions over Stripe's 5 in flight were throttled 60 times in 160 calls (33 with the backoff held).
   if (!claimsAllSeen) return false;
   return observation.limitType === "concurrency" && observation.budget === null && state.anchor === null && (state.concurrency === "unknown" || state.concurrency === "silent");
 }

@@ -674,14 +674,13 @@ const SNAP_BOUNDS_MAX_RATIO = 1.5;
  * good, 1.28 x ideal; the trials of a shorter window (model.ts windowTrialAtMs) gain less than two
  * round trips there and never went. The floor moves to a quarter of the way below that length:
  * raised to the length itself, no trial went, and a fixed window whose reset came sooner after the
- * window's first unit than its length kept that delay for good (fixed 60 per 60 s, six windows' worth
- * at once, its third window 3.6 s late); left where the throttles proved it, trials failed against a
- * sliding window of that very length, and each doubled its request's backoff (sliding 15 per 10 s
- * behind Stripe's silence: a 14 s backoff, 1.10 -> 1.78 x ideal). A window of no documented length
- * keeps the upper bound. Only between close bounds (the upper at
- * most SNAP_BOUNDS_MAX_RATIO times the floor, as the probes' spacing leaves them): where no probe
- * went for a while, the first success says little of the window, and a length picked from a wide
- * gap is a guess.
+ * window's first unit than its length kept that delay for good (in the engine's simulator, a fixed
+ * 60 per 60 s with six windows' worth at once: its third window 3.6 s late); left where the
+ * throttles proved it, trials failed against a sliding window of that very length, and each doubled
+ * its request's backoff (sliding 15 per 10 s behind Stripe's silence: a 14 s backoff, 1.10 -> 1.78 x
+ * ideal). A window of no documented length keeps the upper bound, and so do bounds far apart (the
+ * upper more than SNAP_BOUNDS_MAX_RATIO times the floor, more than the probes' spacing leaves):
+ * where no probe went for a while, the first success says little of the window.
  */
 function snapToDocumentedWindow(state: GovernorState): void {
   const upperMs = state.windowMs;

@@ -582,7 +582,7 @@ local function windowTrialAtMs(state, fromMs, units, limit, windowMs, regularAtM
   if regularAtMs <= fromMs then return nil end
   local midMs = math.ceil((floorMs + windowMs) / 2)
   local gainMs = windowMs - midMs
-  -- model.ts WINDOW_TRIAL_MIN_GAIN_SHARE (inline: the chunk is at Lua's 200 locals): nor under a hundredth of the window.
+  -- model.ts WINDOW_TRIAL_MIN_GAIN_SHARE (inline: the queue script that includes this chunk is at Lua's 200 locals): nor under a hundredth of the window.
   if gainMs <= math.max(WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state), windowMs * 0.01) then return nil end
   local trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs)
   if trialAtMs <= regularAtMs - gainMs / 2 then return trialAtMs end
@@ -2010,6 +2010,8 @@ local function learnSilentConcurrency(state, observation)
   state.inFlightCapGrows = waitsWereOurs
   -- The hold is the lesson's own backoffs (no wait told): a concurrency limit frees a place per answer.
   if waitsWereOurs and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
+  -- concurrency.ts forgetRate (inline, as in the told branch of applyThrottle: the queue script that
+  -- includes this chunk is at Lua's 200 locals).
   state.limit = nil
   state.windowMs = nil
   state.windowSource = nil
@@ -2069,6 +2071,7 @@ local function applyThrottle(state, observation, options, inFlightBefore)
     local cap = math.max(1, math.min(state.inFlightCap or MAX_IN_FLIGHT, math.max(inFlightBefore - 1, floor(units / state.unitsPerRequest))))
     if state.concurrency == "unknown" then
       if windowIsGuessed(state) and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
+      -- concurrency.ts forgetRate (inline: see learnSilentConcurrency).
       state.limit = nil
       state.windowMs = nil
       state.windowSource = nil
