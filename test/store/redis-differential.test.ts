@@ -422,6 +422,23 @@ function starterOf(both: SideBySide, scope: string, whys: string[]): () => Promi
 }
 
 /**
+ * A slow start on both stores with answers taking answerMs: the cold probe, then rounds of four and
+ * eight claimed at once, each answered before the next. Returns when the next round goes.
+ */
+async function slowStartToEight(both: SideBySide, scope: string, answerMs: number): Promise<number> {
+  const claimAt = claimerAt(both, scope);
+  let atMs = T0;
+  for (const count of [1, 4, 8]) {
+    const round: ClaimResult[] = [];
+    for (let i = 0; i < count; i++) round.push(await claimAt(atMs));
+    both.nowMs = atMs + answerMs;
+    for (const sent of round) await both.observe(scope, answer(seqOf(sent), atMs, "ok", null));
+    atMs += answerMs;
+  }
+  return atMs;
+}
+
+/**
  * The concurrency tests' slow start, on both stores: one claim answered 100 ms after T0, two
  * claimed then and answered at T0 + 200, and four claimed at T0 + 200 (left out for the test).
  */
@@ -1671,16 +1688,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const ok = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, answer(seqOf(sent), sentAtMs, "ok", null));
     try {
       // 400 ms answers: the probe, four, eight, then a burst of eleven whose third is throttled (no wait told).
-      const probe = await claimAt(T0);
-      both.nowMs = T0 + 400;
-      await ok(probe, T0);
-      let previous: ClaimResult[] = [];
-      for (const [atMs, count] of [[T0 + 400, 4], [T0 + 800, 8]] as const) {
-        previous = [];
-        for (let i = 0; i < count; i++) previous.push(await claimAt(atMs));
-        both.nowMs = atMs + 400;
-        for (const sent of previous) await ok(sent, atMs);
-      }
+      expect(await slowStartToEight(both, scope, 400)).toBe(T0 + 1200);
       const burst: ClaimResult[] = [];
       for (let i = 0; i < 11; i++) burst.push(await claimAt(T0 + 1200));
       both.nowMs = T0 + 1600;
@@ -1705,17 +1713,7 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     const told = (sent: ClaimResult, sentAtMs: number) => both.observe(scope, { ...answer(seqOf(sent), sentAtMs, "throttled", null), limitType: "concurrency", waitMs: 500, waitFromServer: false });
     try {
       // 1.5 s answers: the probe, four, eight, then a burst of sixteen whose ten successes are applied first.
-      const probe = await claimAt(T0);
-      both.nowMs = T0 + 1500;
-      await ok(probe, T0);
-      let atMs = T0 + 1500;
-      for (const count of [4, 8]) {
-        const round: ClaimResult[] = [];
-        for (let i = 0; i < count; i++) round.push(await claimAt(atMs));
-        both.nowMs = atMs + 1500;
-        for (const sent of round) await ok(sent, atMs);
-        atMs += 1500;
-      }
+      const atMs = await slowStartToEight(both, scope, 1500);
       const burst: ClaimResult[] = [];
       for (let i = 0; i < 16; i++) burst.push(await claimAt(atMs));
       both.nowMs = atMs + 1500;
