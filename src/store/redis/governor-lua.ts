@@ -785,11 +785,24 @@ local function heldByProbe(state, nowMs, units)
   return { kind = "wait", untilMs = math.min(state.probe.untilMs, answerExpectedMs + recheckMs(state)), why = "one request is probing the scope; the others wait for its answer" }
 end
 
--- claim.ts waitForAnAnswer: ask again at the first lease's end, or sooner.
+-- claim.ts waitForAnAnswer: ask again at the first lease's end, or sooner; no sooner than the first
+-- of the claims out (their starts may be ahead) can have answered.
 local function waitForAnAnswer(state, nowMs, why)
   local leaseEndMs = INF
-  for _, f in ipairs(state.inFlight) do leaseEndMs = math.min(leaseEndMs, f[2]) end
-  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = why }
+  local firstStartMs = INF
+  for _, f in ipairs(state.inFlight) do
+    leaseEndMs = math.min(leaseEndMs, f[2])
+    local startMs = nowMs
+    for _, slot in ipairs(state.slots) do
+      if slot[2] == f[1] then
+        startMs = slot[1]
+        break
+      end
+    end
+    firstStartMs = math.min(firstStartMs, startMs)
+  end
+  local answerExpectedMs = math.max(nowMs, firstStartMs + roundTripMs(state))
+  return { kind = "wait", untilMs = math.min(leaseEndMs, answerExpectedMs + recheckMs(state)), why = why }
 end
 
 local function heldByInFlightCap(state, nowMs)
@@ -840,14 +853,12 @@ local function heldByBucketSize(state, nowMs, atMs, leaseMs)
   local sizeRequests = math.max(1, math.floor(state.limit / state.unitsPerRequest))
   local rttMs = rttOr100(state)
   local out = 0
-  local leaseEndMs = INF
   for _, f in ipairs(state.inFlight) do
     local startMs = f[2] - leaseMs
     if startMs <= atMs and (startMs <= nowMs or startMs >= atMs - 2 * rttMs) then out = out + 1 end
-    leaseEndMs = math.min(leaseEndMs, f[2])
   end
   if out < sizeRequests then return nil end
-  return { kind = "wait", untilMs = math.min(leaseEndMs, nowMs + recheckMs(state)), why = string.format("%d request(s) in flight at that start, as many as the bucket holds", out) }
+  return waitForAnAnswer(state, nowMs, string.format("%d request(s) in flight at that start, as many as the bucket holds", out))
 end
 
 -- claim.ts beyondNextWindow: a start more than a window ahead is not reserved yet in a fixed window, or an assumed one.

@@ -348,6 +348,18 @@ describe("learning without budget headers or a wait: the window, from throttles 
     expect(scope.state.notBeforeMs).toBe(probe.atMs + 20 + outlastedMs / 4);
   });
 
+  it("a claim held by the places of grants whose starts are still ahead asks again when the first of them can have answered, not every half round trip", () => {
+    // After a lesson the scope takes one request in flight at a time (restartSlowStart); the one
+    // granted goes when the own log frees a unit, a second after the window's first.
+    const { scope } = lessonOfFive();
+    const granted = scope.go(T0 + 200);
+    expect(granted.atMs).toBeGreaterThan(T0 + 900);
+    const held = scope.claim(T0 + 200);
+    expect(held).toMatchObject({ kind: "wait", why: expect.stringContaining("in flight") });
+    // Asked every 10 ms (half a 20 ms round trip) until then, as it was, 40 times over nothing.
+    expect(held.kind === "wait" && held.untilMs).toBe(granted.atMs + scope.state.rttMs + Math.max(10, Math.round(scope.state.rttMs / 2)));
+  });
+
   it("a throttle that finds the window outlasting a minute (an hourly limit or a quota) holds the scope the whole time measured: the probes double, as a backoff", () => {
     const { scope } = lessonOfFive();
     const probe = scope.go(T0 + 70_000);
