@@ -969,42 +969,42 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(held?.notBeforeMs).toBe(T0 + 70_020 + (held?.windowFloorMs ?? 0));
   });
 
-  it("agrees on a window taken at the documented length between close bounds (2 s between 1,608 and 2,030 ms), its floor a quarter of the way below it, and on a trial that would gain under a hundredth of the window not going", async () => {
+  it("agrees on probes at the documented lengths (1 and 2 s throttled, 3 s admitted), the window taken at 3 s between close bounds with its floor a quarter of the way below it, and on a trial that would gain under a twentieth of the window not going", async () => {
     const both = new SideBySide(raw, server.url, "documented:", T0);
     const scope = "api|documented";
     const whys: string[] = [];
     const startNext = starterOf(both, scope, whys);
+    const throttledAtMs: number[] = [];
     try {
       for (let i = 0; i < 5; i++) await both.sendAnswered(scope, 20, (seq, sentAtMs) => answer(seq, sentAtMs, "ok", null));
       const sixth = await startNext();
       both.nowMs += 20;
       await both.observe(scope, throttledNoWait(sixth.seq, sixth.atMs));
-      // Probes a quarter of the time measured apart, throttled until one goes past 2 s.
+      // Probes at the documented lengths from the window's first unit, throttled until one goes past 3 s.
       let probe = await startNext();
-      while (probe.atMs < T0 + 2000) {
+      while (probe.atMs < T0 + 3000) {
+        throttledAtMs.push(probe.atMs - T0);
         both.nowMs += 20;
         await both.observe(scope, throttledNoWait(probe.seq, probe.atMs));
         both.nowMs = both.memory.snapshot().get(scope)!.notBeforeMs;
         probe = await startNext();
       }
+      expect(probe.atMs - T0).toBe(3030);
       both.nowMs += 20;
       await both.observe(scope, answer(probe.seq, probe.atMs, "ok", null));
-      expect(both.memory.snapshot().get(scope)).toMatchObject({ windowMs: 2020, windowFloorMs: 1902, windowSource: "inferred" });
+      expect(both.memory.snapshot().get(scope)).toMatchObject({ windowMs: 3030, windowFloorMs: 2755, windowSource: "inferred" });
       for (let i = 0; i < 4; i++) {
         const g = await startNext();
         both.nowMs += 20;
         await both.observe(scope, answer(g.seq, g.atMs, "ok", null));
       }
-      const trial = await startNext();
-      expect(trial.atMs - probe.atMs).toBe(1961);
-      both.nowMs += 20;
-      await both.observe(scope, throttledNoWait(trial.seq, trial.atMs));
       const next = await startNext();
-      expect(next.atMs - probe.atMs).toBe(2020);
+      expect(next.atMs - probe.atMs).toBe(3030);
     } finally {
       await both.close();
     }
-    expect(whys.filter((why) => why === WINDOW_TRIAL_WHY)).toHaveLength(1);
+    expect(throttledAtMs.slice(-1)).toEqual([2020]);
+    expect(whys.filter((why) => why === WINDOW_TRIAL_WHY)).toHaveLength(0);
   });
 
   it("agrees on trials of a window learned as an upper bound: the first start of the next window alone at the middle of the bounds, its throttle raising the floor, its success moving the window's units earlier", async () => {

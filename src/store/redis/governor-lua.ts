@@ -582,8 +582,8 @@ local function windowTrialAtMs(state, fromMs, units, limit, windowMs, regularAtM
   if regularAtMs <= fromMs then return nil end
   local midMs = math.ceil((floorMs + windowMs) / 2)
   local gainMs = windowMs - midMs
-  -- model.ts WINDOW_TRIAL_MIN_GAIN_SHARE (inline: the queue script that includes this chunk is at Lua's 200 locals): nor under a hundredth of the window.
-  if gainMs <= math.max(WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state), windowMs * 0.01) then return nil end
+  -- model.ts WINDOW_TRIAL_MIN_GAIN_SHARE (inline: the queue script that includes this chunk is at Lua's 200 locals): nor under a twentieth of the window.
+  if gainMs <= math.max(WINDOW_TRIAL_MIN_GAIN_RTTS * roundTripMs(state), windowMs * 0.05) then return nil end
   local trialAtMs = fromOwnLog(state, fromMs, units, limit, midMs)
   if trialAtMs <= regularAtMs - gainMs / 2 then return trialAtMs end
   return nil
@@ -1858,13 +1858,8 @@ local function windowFromWaitMs(observation, resetAtMs, episodeStartMs)
 end
 
 -- observe.ts windowOutlastsLesson: a throttle with no wait that finds the episode's units still counted lengthens the window.
-local OUTLAST_SPACING = 0.25
--- observe.ts outlastSpacingMs: past a minute (an hourly limit or a quota) the next probe waits the whole time measured.
+-- observe.ts LONG_OUTLAST_MS: past a minute (an hourly limit or a quota) the next probe waits the whole time measured.
 local LONG_OUTLAST_MS = 60000
-local function outlastSpacingMs(outlastedMs)
-  if outlastedMs > LONG_OUTLAST_MS then return outlastedMs end
-  return outlastedMs * OUTLAST_SPACING
-end
 local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)
   local limit = state.limit
   local windowMs = state.windowMs
@@ -1873,7 +1868,19 @@ local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartM
   state.windowMs = math.min(MAX_FIGURE, math.max(windowMs, outlastedMs))
   state.windowSource = "outlasted"
   state.windowFloorMs = math.min(MAX_FIGURE, math.max(state.windowFloorMs, outlastedMs))
-  state.notBeforeMs = clampTime(math.max(state.notBeforeMs, observation.nowMs + outlastSpacingMs(outlastedMs)))
+  -- observe.ts outlastProbeAtMs: up to a minute, the next probe goes at the first documented length
+  -- (a hundredth longer) from the episode's start that is not yet passed.
+  local probeAtMs = observation.nowMs + outlastedMs
+  if outlastedMs <= LONG_OUTLAST_MS then
+    for _, documentedMs in ipairs({ 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }) do
+      local atMs = episodeStartMs + documentedMs + math.min(documentedMs / 100, 100)
+      if documentedMs > outlastedMs and atMs > observation.nowMs then
+        probeAtMs = atMs
+        break
+      end
+    end
+  end
+  state.notBeforeMs = clampTime(math.max(state.notBeforeMs, probeAtMs))
   return true
 end
 
@@ -1887,7 +1894,7 @@ local function windowFromFirstSuccess(state, observation)
   local lengthMs = 0
   if state.windowMs > 1.5 * state.windowFloorMs then return end
   for _, documentedMs in ipairs({ 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }) do
-    if documentedMs > state.windowFloorMs and documentedMs + math.min(documentedMs / 100, 100) < state.windowMs then lengthMs = documentedMs end
+    if documentedMs > state.windowFloorMs and documentedMs + math.min(documentedMs / 100, 100) <= state.windowMs then lengthMs = documentedMs end
   end
   if lengthMs > 0 then
     state.windowMs = lengthMs + math.min(lengthMs / 100, 100)

@@ -328,14 +328,14 @@ describe("learning without budget headers or a wait: the window, from throttles 
     scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
     const outlastedMs = probe.atMs - T0;
     expect(scope.state).toMatchObject({ limit: 5, windowMs: outlastedMs, windowSource: "outlasted" });
-    // The next probe waits the client's backoff (50 ms here), and at least a quarter of the time measured so far.
-    expect(scope.state.notBeforeMs).toBe(probe.atMs + 20 + outlastedMs / 4);
+    // The next probe goes at the next documented length from the window's first unit (2 s, a hundredth longer).
+    expect(scope.state.notBeforeMs).toBe(T0 + 2020);
     const later = scope.go(T0 + 4000);
     scope.answer(later, later.atMs + 20);
     expect(scope.state).toMatchObject({ limit: 5, windowMs: later.atMs - T0, windowSource: "inferred" });
   });
 
-  it("a throttle that finds the window longer holds the scope a quarter of the time measured, not the throttled request's longer backoff", () => {
+  it("a throttle that finds the window longer holds the scope until the next documented length from the window's first unit, not the throttled request's longer backoff", () => {
     const { scope, sixth } = lessonOfFive();
     // The first lesson is held for the request's backoff, as any throttle with nothing else to go by.
     expect(scope.state.notBeforeMs).toBe(sixth.atMs + 20 + 500);
@@ -345,7 +345,28 @@ describe("learning without budget headers or a wait: the window, from throttles 
     const outlastedMs = probe.atMs - T0;
     expect(scope.state).toMatchObject({ windowMs: outlastedMs, windowSource: "outlasted" });
     // Held for the backoff, the next probe would land 2 s on, and its success be taken for a window of 3 s.
-    expect(scope.state.notBeforeMs).toBe(probe.atMs + 20 + outlastedMs / 4);
+    expect(scope.state.notBeforeMs).toBe(T0 + 2020);
+  });
+
+  it("the probes after throttles that find the window longer go at the documented lengths from its first unit, each a hundredth longer, up to a minute; past it, the whole time measured", () => {
+    const { scope } = lessonOfFive();
+    const throttledAtMs: number[] = [];
+    let probe = scope.go(T0 + 1000);
+    while (probe.atMs - T0 <= 60_100) {
+      throttledAtMs.push(probe.atMs - T0);
+      scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
+      probe = scope.go(scope.state.notBeforeMs);
+    }
+    // Spaced a quarter of the time measured, 18 probes went by the minute.
+    expect(throttledAtMs).toEqual([1000, 2020, 3030, 5050, 10_100, 15_100, 20_100, 30_100, 60_100]);
+    expect(probe.atMs - T0).toBe(60_100 + 20 + 60_100);
+    // A success at 5,050 ms (the probe after 3,030 ms) takes the window at that bound.
+    const fresh = lessonOfFive().scope;
+    for (const atMs of [1000, 2020, 3030]) fresh.throttle(fresh.go(T0 + atMs), T0 + atMs + 20, null, { waitMs: 50 });
+    const admitted = fresh.go(fresh.state.notBeforeMs);
+    expect(admitted.atMs - T0).toBe(5050);
+    fresh.answer(admitted, admitted.atMs + 20);
+    expect(fresh.state).toMatchObject({ windowMs: 5050, windowFloorMs: 3030, windowSource: "inferred" });
   });
 
   it("a claim held by the places of grants whose starts are still ahead asks again when the first of them can have answered, not every half round trip", () => {
@@ -393,72 +414,68 @@ describe("learning without budget headers or a wait: the window, from throttles 
   });
 
   it.each([
-    { server: "sliding", limit: 20, windowMs: 10_000, rttMs: 50 },
-    { server: "sliding", limit: 10, windowMs: 2000, rttMs: 60 },
-    { server: "fixed", limit: 30, windowMs: 5000, rttMs: 40 },
-    { server: "fixed", limit: 60, windowMs: 60_000, rttMs: 100 },
-  ])("$server $limit per $windowMs ms, 6 windows' worth at once: the limit is kept, the window found within a quarter (the probes' spacing), and no grant after that is throttled", ({ server, limit, windowMs, rttMs }) => {
+    { server: "sliding", limit: 20, windowMs: 10_000, rttMs: 50, mostThrottled: 8 },
+    { server: "sliding", limit: 10, windowMs: 2000, rttMs: 60, mostThrottled: 6 },
+    { server: "fixed", limit: 30, windowMs: 5000, rttMs: 40, mostThrottled: 13 },
+    { server: "fixed", limit: 60, windowMs: 60_000, rttMs: 100, mostThrottled: 19 },
+  ])("$server $limit per $windowMs ms, 6 windows' worth at once: the limit is kept, the window found at its documented length (the probes go at those), and after that only trials of a shorter window are throttled", ({ server, limit, windowMs, rttMs, mostThrottled }) => {
     const run = sixWindowsAtOnce(server, limit, windowMs, rttMs, false);
     expect(run.state.limit).toBe(limit);
-    expect(run.state.windowMs).toBeGreaterThanOrEqual(windowMs);
-    // Probes a quarter of the time measured apart (windowOutlastsLesson): the first success is at
-    // most that far past the window's end. (Spaced by the probing request's own backoff before,
-    // they could land twice past it; these four happened to stay within a fifth.)
-    expect(run.state.windowMs).toBeLessThanOrEqual(windowMs * 1.25);
+    // The probes go at the documented lengths from the window's first unit (observe.ts
+    // outlastProbeAtMs): the first success is at the window's own length, a hundredth longer.
+    expect(run.state.windowMs).toBe(windowMs + Math.min(windowMs / 100, 100));
     const found = run.grants.findIndex((g, i) => i > 0 && g.admitted && g.seq > run.firstLimitAtSeq! && run.grants.slice(0, i).some((h) => !h.admitted && h.seq > run.firstLimitAtSeq!));
-    // Only trials of a shorter window are throttled after that, one at a time (model.ts windowTrialAtMs).
+    // Only trials of a shorter window are throttled after that, one at a time (model.ts windowTrialAtMs),
+    // each closing half the gap to the length before it, while that gains a twentieth of the window.
     const throttledAfter = run.grants.slice(found).filter((g) => !g.admitted);
     expect(throttledAfter.filter((g) => g.why !== WINDOW_TRIAL_WHY)).toEqual([]);
-    expect(throttledAfter.length).toBeLessThanOrEqual(2);
+    expect(throttledAfter.length).toBeLessThanOrEqual(3);
+    // Probed a quarter of the time measured apart, these took 12, 5, 14 and 24 throttles in all.
+    expect(run.grants.filter((g) => !g.admitted).length).toBeLessThanOrEqual(mostThrottled);
     expect(run.unfinished).toBe(0);
   });
 
   it("a window bounded closely by throttles and the first success is taken at the longest documented length between the bounds, a hundredth longer, and tried shorter only near it", () => {
-    // A fixed 5 per 2 s behind a bare 429: probes a quarter of the time measured apart are
-    // throttled up to 1,608 ms from the window's first unit, and the next, at 2,030 ms, admitted.
+    // A fixed 5 per 3 s behind a bare 429: the probes at the documented lengths are throttled at
+    // 1,000 and 2,020 ms from the window's first unit, and the next, at 3,030 ms, admitted.
     const { scope } = lessonOfFive();
     let probe = scope.go(T0 + 1000);
     const throttledAtMs: number[] = [];
-    while (probe.atMs < T0 + 2000) {
+    while (probe.atMs < T0 + 3000) {
       throttledAtMs.push(probe.atMs - T0);
       scope.throttle(probe, probe.atMs + 20, null, { waitMs: 50 });
       probe = scope.go(scope.state.notBeforeMs);
     }
-    expect(throttledAtMs).toEqual([1000, 1270, 1608]);
-    expect(probe.atMs - T0).toBe(2030);
+    expect(throttledAtMs).toEqual([1000, 2020]);
+    expect(probe.atMs - T0).toBe(3030);
     scope.answer(probe, probe.atMs + 20);
-    // Read as 5 per 2,030 ms before. The floor moves to a quarter of the way below that length
-    // (2,000 - 392 / 4): a trial still tells a fixed window's reset that came sooner after the
-    // window's first unit, and fewer fail against a sliding one of that very length.
-    expect(scope.state).toMatchObject({ windowMs: 2020, windowFloorMs: 1902, windowSource: "inferred" });
+    // Bounds 2,020 and 3,030 ms (1.5 times): 3 s, a hundredth longer, is taken; a success at the
+    // length's own time takes it. The floor moves a quarter of the way below it (3,000 - 980 / 4):
+    // a trial still tells a fixed window's reset that came sooner after the window's first unit.
+    expect(scope.state).toMatchObject({ windowMs: 3030, windowFloorMs: 2755, windowSource: "inferred" });
     for (let i = 1; i <= 4; i++) scope.answer(scope.go(probe.atMs + 20 * i), probe.atMs + 20 * (i + 1));
-    // The log is full: the next window's first start is a trial at the middle of 1,902 and 2,020 ms.
-    const trial = scope.go(probe.atMs + 100);
-    expect(trial).toMatchObject({ atMs: probe.atMs + 1961, probe: true, why: WINDOW_TRIAL_WHY });
-    // Throttled: the next trial would gain 30 ms, under a hundredth of the window: none goes, and the
-    // others go at the length taken.
-    scope.throttle(trial, trial.atMs + 20, null, { waitMs: 500 });
-    expect(scope.go(trial.atMs + 20)).toMatchObject({ atMs: probe.atMs + 2020, probe: false });
-    // Between bounds further apart (a first success long after the last probe), or with no
-    // documented length between them, the upper bound stands.
-    for (const admittedAtMs of [1600, 4000]) {
-      const other = lessonOfFive().scope;
-      other.throttle(other.go(T0 + 1000), T0 + 1020, null, { waitMs: 50 });
-      const success = other.go(T0 + admittedAtMs);
-      other.answer(success, success.atMs + 20);
-      expect(other.state.windowMs).toBe(success.atMs - T0);
-    }
+    // The log is full: a trial at the middle of 2,755 and 3,030 ms would gain 137 ms, under a
+    // twentieth of the window: none goes, and the next window's first start is at the length taken.
+    expect(scope.go(probe.atMs + 100)).toMatchObject({ atMs: probe.atMs + 3030, probe: false });
+    // Between bounds further apart (a first success long after the last probe), the upper bound stands.
+    const other = lessonOfFive().scope;
+    other.throttle(other.go(T0 + 1000), T0 + 1020, null, { waitMs: 50 });
+    const late = other.go(T0 + 4000);
+    other.answer(late, late.atMs + 20);
+    expect(other.state).toMatchObject({ windowMs: 4000, windowFloorMs: 1000 });
   });
 
-  it("no trial goes that would gain under a hundredth of the window, however fast the answers (two round trips of 20 ms are 40 ms of a 10.1 s window)", () => {
+  it("no trial goes that would gain under a twentieth of the window, however fast the answers (two round trips of 20 ms are 40 ms of a 10.1 s window)", () => {
     const withFloor = (windowFloorMs: number) => {
       const slots: Array<[number, number, number]> = [0, 20, 40, 60, 80].map((offsetMs, i) => [T0 + offsetMs, i + 1, 1]);
       return new Scope(T0 + 100, {}, { ...emptyState(T0), limit: 5, windowMs: 10_100, windowSource: "inferred", refill: "window", windowFloorMs, rttMs: 20, slots, seq: 5, learnedAtSeq: 1, lessonSeq: 1, lessonSentAtMs: T0 });
     };
-    // The middle of 9,978 and 10,100 ms gains 61 ms: over two round trips, under a hundredth.
-    expect(withFloor(9978).go(T0 + 100)).toMatchObject({ atMs: T0 + 10_100, probe: false });
-    // The middle of 9,800 and 10,100 ms gains 150 ms: the trial goes.
-    expect(withFloor(9800).go(T0 + 100)).toMatchObject({ atMs: T0 + 9950, probe: true, why: WINDOW_TRIAL_WHY });
+    // The middle of 9,200 and 10,100 ms gains 450 ms: over two round trips, under a twentieth (505 ms).
+    // Probed at the documented lengths, a window of one is bounded by it and the one before (5 s
+    // here): at a hundredth, five trials in a row failed against it, at a twentieth three.
+    expect(withFloor(9200).go(T0 + 100)).toMatchObject({ atMs: T0 + 10_100, probe: false });
+    // The middle of 9,000 and 10,100 ms gains 550 ms: the trial goes.
+    expect(withFloor(9000).go(T0 + 100)).toMatchObject({ atMs: T0 + 9550, probe: true, why: WINDOW_TRIAL_WHY });
   });
 
   it("a window learned as an upper bound is tried shorter: the next window's first start goes alone at the middle of the bounds; its throttle raises the floor, its success starts the window there", () => {
@@ -467,21 +484,23 @@ describe("learning without budget headers or a wait: the window, from throttles 
     const probe = scope.go(T0 + 3000);
     scope.throttle(probe, probe.atMs + 20, null, { waitMs: 500 });
     expect(scope.state.windowFloorMs).toBe(probe.atMs - T0);
+    // The next probe goes at the next documented length, 5 s (a hundredth longer), and is admitted.
     const first = scope.go(T0 + 5000);
+    expect(first.atMs).toBe(T0 + 5050);
     scope.answer(first, first.atMs + 20);
-    expect(scope.state).toMatchObject({ windowMs: 5000, windowSource: "inferred", windowFloorMs: 3000 });
+    expect(scope.state).toMatchObject({ windowMs: 5050, windowSource: "inferred", windowFloorMs: 3000 });
     // After a lesson with no wait told the scope starts again from one in flight (restartSlowStart):
     // the window's units go one answer after another here.
     for (let i = 1; i <= 4; i++) scope.answer(scope.go(first.atMs + 20 * i), first.atMs + 20 * (i + 1));
-    // The log is full until 10 s; the trial goes at the middle of 3 and 5 s after the window's first unit.
+    // The log is full until 10.1 s; the trial goes at the middle of 3 and 5.05 s after the window's first unit.
     const trial = scope.go(first.atMs + 100);
-    expect(trial).toMatchObject({ atMs: first.atMs + 4000, probe: true, why: WINDOW_TRIAL_WHY });
+    expect(trial).toMatchObject({ atMs: first.atMs + 4025, probe: true, why: WINDOW_TRIAL_WHY });
     expect(scope.claim(first.atMs + 100)).toMatchObject({ kind: "wait" });
-    // Throttled: the window is longer than 4 s; the next trial is at the middle of 4 and 5 s.
+    // Throttled: the window is longer than 4,025 ms; the next trial is at the middle of that and 5,050 ms.
     scope.throttle(trial, trial.atMs + 20, null, { waitMs: 500 });
-    expect(scope.state).toMatchObject({ windowMs: 5000, windowFloorMs: 4000, limit: 5, windowSource: "inferred" });
+    expect(scope.state).toMatchObject({ windowMs: 5050, windowFloorMs: 4025, limit: 5, windowSource: "inferred" });
     const second = scope.go(trial.atMs + 20);
-    expect(second).toMatchObject({ atMs: first.atMs + 4500, probe: true, why: WINDOW_TRIAL_WHY });
+    expect(second).toMatchObject({ atMs: first.atMs + 4538, probe: true, why: WINDOW_TRIAL_WHY });
     // Admitted: the window's units are taken to have left by then, and the rest go as the last
     // window's did, 20 ms apart (a trial's throttle is read by the trial: no slow start again).
     scope.answer(second, second.atMs + 20);
