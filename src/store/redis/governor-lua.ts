@@ -1860,6 +1860,8 @@ end
 -- observe.ts windowOutlastsLesson: a throttle with no wait that finds the episode's units still counted lengthens the window.
 -- observe.ts LONG_OUTLAST_MS: past a minute (an hourly limit or a quota) the next probe waits the whole time measured.
 local LONG_OUTLAST_MS = 60000
+-- observe.ts DOCUMENTED_WINDOWS_MS: the lengths APIs give their windows in (the probes' times and the snap's lengths).
+local DOCUMENTED_WINDOWS_MS = { 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }
 local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartMs)
   local limit = state.limit
   local windowMs = state.windowMs
@@ -1872,7 +1874,7 @@ local function windowOutlastsLesson(state, observation, resetAtMs, episodeStartM
   -- (a hundredth longer) from the episode's start that is not yet passed.
   local probeAtMs = observation.nowMs + outlastedMs
   if outlastedMs <= LONG_OUTLAST_MS then
-    for _, documentedMs in ipairs({ 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }) do
+    for _, documentedMs in ipairs(DOCUMENTED_WINDOWS_MS) do
       local atMs = episodeStartMs + documentedMs + math.min(documentedMs / 100, 100)
       if documentedMs > outlastedMs and atMs > observation.nowMs then
         probeAtMs = atMs
@@ -1893,7 +1895,7 @@ local function windowFromFirstSuccess(state, observation)
   -- observe.ts snapToDocumentedWindow (inline: the chunk is at Lua's 200 locals): the longest documented length between close bounds, a hundredth longer; the floor a quarter of the way below it.
   local lengthMs = 0
   if state.windowMs > 1.5 * state.windowFloorMs then return end
-  for _, documentedMs in ipairs({ 100, 200, 250, 500, 1000, 2000, 3000, 5000, 10000, 15000, 20000, 30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000 }) do
+  for _, documentedMs in ipairs(DOCUMENTED_WINDOWS_MS) do
     if documentedMs > state.windowFloorMs and documentedMs + math.min(documentedMs / 100, 100) <= state.windowMs then lengthMs = documentedMs end
   end
   if lengthMs > 0 then
