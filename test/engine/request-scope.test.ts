@@ -27,6 +27,20 @@ describe("requestScopeFor: the scope parts known before a request is sent", () =
     expect(requestScopeFor({ request: { method: "POST", url: "https://slack.com/api/chat.postMessage" } })).toEqual({ method: "chat.postMessage" });
   });
 
+  it.each([
+    ["https://sentry.io/api/0/organizations/acme/issues/?query=is:unresolved", "/api/0/organizations/acme/issues"],
+    ["https://us.sentry.io/api/0/issues/4711/events/", "/api/0/issues/:id/events"],
+    ["https://sentry.io/api/0/projects/acme/web/events/0123456789abcdef0123456789abcdef/", "/api/0/projects/acme/web/events/:id"],
+  ])("Sentry %s counts against the endpoint %s (its limits are per caller and endpoint)", (url, endpoint) => {
+    // https://docs.sentry.io/api/ratelimits/: "The limit is applied to each unique combination of caller and endpoint."
+    expect(requestScopeFor({ request: { method: "GET", url } })).toEqual({ endpoint });
+    const verdict = classify(
+      { request: { method: "GET", url }, response: { status: 429, headers: { "x-sentry-rate-limit-limit": "40", "x-sentry-rate-limit-remaining": "0", "x-sentry-rate-limit-reset": String(NOW_MS / 1000 + 1) }, body: {} } },
+      { nowMs: NOW_MS },
+    );
+    expect(verdict.scope).toEqual({ endpoint });
+  });
+
   it("is empty where the dialect cannot tell, and for garbage", () => {
     expect(requestScopeFor({ request: { method: "GET", url: "https://api.example.test/x" } })).toEqual({});
     expect(requestScopeFor({ request: { method: "GET", url: "::not a url::" } })).toEqual({});

@@ -27,6 +27,7 @@ import { intercom } from "./intercom";
 import { mailchimp } from "./mailchimp";
 import { zoom } from "./zoom";
 import { jobber } from "./jobber";
+import { sentry } from "./sentry";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -53,6 +54,7 @@ export const dialects: readonly Dialect[] = [
   mailchimp,
   zoom,
   jobber,
+  sentry,
   generic,
 ];
 
