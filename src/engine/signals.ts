@@ -196,7 +196,7 @@ export function readReset(ctx: SignalContext, headerName: string, kind: ResetKin
  * the kind the dialect documents ("auto", by magnitude, for unknown hosts).
  */
 export function readBareReset(ctx: SignalContext, resetKind: ResetKind): Wait | null {
-  if (ctx.header("ratelimit-reset") !== undefined) return readReset(ctx, "ratelimit-reset", "delta-seconds");
+  if (ctx.header("ratelimit-reset") !== undefined) return readReset(ctx, "ratelimit-reset", draftResetKind(ctx));
   for (const name of ["x-ratelimit-reset", "x-rate-limit-reset"]) {
     if (ctx.header(name) !== undefined) return readReset(ctx, name, resetKind);
   }
@@ -265,10 +265,29 @@ export function readIetfRateLimit(ctx: SignalContext): { budget: Budget | null; 
     return readLimitFamily(
       ctx,
       { limit: "ratelimit-limit", remaining: "ratelimit-remaining", reset: "ratelimit-reset" },
-      "delta-seconds",
+      draftResetKind(ctx),
     );
   }
   return { budget: null, reset: null };
+}
+
+/** A delta past this many seconds (about 31 years) is no delta: it is a timestamp. */
+const EPOCH_SECONDS_FROM = 1e9;
+
+/**
+ * The older drafts' RateLimit-Reset is delta seconds, but GitLab.com and DigitalOcean send the
+ * reset's UNIX time in it (GitLab's example is 1609844400,
+ * https://docs.gitlab.com/administration/settings/user_and_ip_rate_limits/; DigitalOcean's
+ * 1444931833, "given in Unix epoch time",
+ * https://docs.digitalocean.com/reference/api/api-reference/#section/Introduction/Rate-Limit), which
+ * read as a delta lies decades ahead and was ignored. A whole number that large is read as epoch
+ * seconds, and said so.
+ */
+function draftResetKind(ctx: SignalContext): ResetKind {
+  const raw = ctx.header("ratelimit-reset")?.trim();
+  if (raw === undefined || !DIGITS.test(raw) || Number(raw) < EPOCH_SECONDS_FROM) return "delta-seconds";
+  ctx.deviate("ratelimit-reset read as epoch seconds (a UNIX time where the drafts say delta seconds)");
+  return "epoch-seconds";
 }
 
 /** One RateLimit-Policy item: its quota (q), its window (w, seconds; null when absent), and whether it counts requests in flight. */
