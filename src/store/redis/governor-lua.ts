@@ -2003,6 +2003,19 @@ end
 
 local SILENT_EVIDENCE_RATIO = 1.2
 
+-- concurrency.ts forgetRate: a budget read as a rate turns out to be a concurrency limit: the rate's window, reserve and probe go.
+local function forgetRate(state)
+  state.limit = nil
+  state.windowMs = nil
+  state.windowSource = nil
+  state.refill = "window"
+  state.reserveUnits = 0
+  state.othersPerMs = 0
+  state.probe = nil
+  state.okInWindow = 0
+  state.windowStartMs = 0
+end
+
 -- concurrency.ts learnSilentConcurrency: successes right after a lesson's throttle, beyond what its rate gives back, are a concurrency limit's.
 local function learnSilentConcurrency(state, observation)
   local limit, windowMs = state.limit, state.windowMs
@@ -2030,17 +2043,7 @@ local function learnSilentConcurrency(state, observation)
   state.inFlightCapGrows = waitsWereOurs
   -- The hold is the lesson's own backoffs (no wait told): a concurrency limit frees a place per answer.
   if waitsWereOurs and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
-  -- concurrency.ts forgetRate (inline, as in the told branch of applyThrottle: the queue script that
-  -- includes this chunk is at Lua's 200 locals).
-  state.limit = nil
-  state.windowMs = nil
-  state.windowSource = nil
-  state.refill = "window"
-  state.reserveUnits = 0
-  state.othersPerMs = 0
-  state.probe = nil
-  state.okInWindow = 0
-  state.windowStartMs = 0
+  forgetRate(state)
   state.learnedAtSeq = state.seq
 end
 
@@ -2091,16 +2094,7 @@ local function applyThrottle(state, observation, options, inFlightBefore)
     local cap = math.max(1, math.min(state.inFlightCap or MAX_IN_FLIGHT, math.max(inFlightBefore - 1, floor(units / state.unitsPerRequest))))
     if state.concurrency == "unknown" then
       if windowIsGuessed(state) and state.notBeforeMs > observation.nowMs then state.notBeforeMs = clampTime(observation.nowMs) end
-      -- concurrency.ts forgetRate (inline: see learnSilentConcurrency).
-      state.limit = nil
-      state.windowMs = nil
-      state.windowSource = nil
-      state.refill = "window"
-      state.reserveUnits = 0
-      state.othersPerMs = 0
-      state.probe = nil
-      state.okInWindow = 0
-      state.windowStartMs = 0
+      forgetRate(state)
       state.concurrency = "silent"
     end
     state.inFlightCap = cap

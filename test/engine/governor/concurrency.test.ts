@@ -329,6 +329,18 @@ describe("a concurrency limit", () => {
       return { scope, four: Array.from({ length: 4 }, () => scope.go(T0 + 200)) };
     };
 
+    /** The cold probe and rounds of 4 and 8 in flight, each answered in 1 s: the cap is 16 after them. Returns when the next round goes. */
+    const slowStartToSixteen = (scope: Scope): number => {
+      scope.answer(scope.go(T0), T0 + 1000);
+      let nowMs = T0 + 1000;
+      for (const width of [4, 8]) {
+        const round = Array.from({ length: width }, () => scope.go(nowMs));
+        for (const sent of round) scope.answer(sent, nowMs + 1000);
+        nowMs += 1000;
+      }
+      return nowMs;
+    };
+
     /**
      * A slow start grown on 1 s answers (one more in flight per success: past eight, answers faster
      * than a second grow it slower, observe.ts SLOW_START_DOUBLING_MS) to sixteen in flight, sent at
@@ -337,13 +349,7 @@ describe("a concurrency limit", () => {
      */
     const waveOfSixteenUnderTen = (waitMs: number | null) => {
       const scope = new Scope(T0);
-      scope.answer(scope.go(T0), T0 + 1000);
-      let nowMs = T0 + 1000;
-      for (const width of [4, 8]) {
-        const round = Array.from({ length: width }, () => scope.go(nowMs));
-        for (const sent of round) scope.answer(sent, nowMs + 1000);
-        nowMs += 1000;
-      }
+      const nowMs = slowStartToSixteen(scope);
       expect(scope.state.inFlightCap).toBe(16);
       const sixteen = Array.from({ length: 16 }, () => scope.go(nowMs));
       expect(sixteen.every((sent) => sent.atMs === nowMs)).toBe(true);
@@ -473,13 +479,7 @@ describe("a concurrency limit", () => {
       /** The slow start to sixteen in flight of waveOfSixteenUnderTen, on a scope whose throttles name the limit. */
       const sixteenOut = (options: Partial<GovernorOptions> = {}) => {
         const scope = new Told(T0, options);
-        scope.answer(scope.go(T0), T0 + 1000);
-        let nowMs = T0 + 1000;
-        for (const width of [4, 8]) {
-          const round = Array.from({ length: width }, () => scope.go(nowMs));
-          for (const sent of round) scope.answer(sent, nowMs + 1000);
-          nowMs += 1000;
-        }
+        const nowMs = slowStartToSixteen(scope);
         return { scope, sixteen: Array.from({ length: 16 }, () => scope.go(nowMs)), atMs: nowMs + 100 };
       };
 
