@@ -28,6 +28,7 @@ import { mailchimp } from "./mailchimp";
 import { zoom } from "./zoom";
 import { jobber } from "./jobber";
 import { sentry } from "./sentry";
+import { marketo } from "./marketo";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -55,6 +56,7 @@ export const dialects: readonly Dialect[] = [
   zoom,
   jobber,
   sentry,
+  marketo,
   generic,
 ];
 
