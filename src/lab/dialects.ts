@@ -84,6 +84,22 @@ function hubspotHeaders(a: Admission): Record<string, string> {
   };
 }
 
+const marketoRequestId = (jobId: string): string => `${jobId}#lab`;
+
+/**
+ * Marketo answers its limits with 200 and success false (https://experienceleague.adobe.com/en/docs/marketo-developer/marketo/rest/error-codes):
+ * 606 names the rolling window's limit and length, 615 the calls in flight, 607 the daily quota. No
+ * count is shown anywhere, and no wait.
+ */
+function marketoFailure(a: Admission, jobId: string): Record<string, unknown> {
+  const error = a.quota
+    ? { code: "607", message: "Daily quota reached" }
+    : a.unit === "concurrent"
+      ? { code: "615", message: "Concurrent access limit reached" }
+      : { code: "606", message: `Max rate limit '${a.limit}' exceeded with in '${Math.max(1, Math.round(a.windowMs / 1000))}' secs` };
+  return { requestId: marketoRequestId(jobId), success: false, errors: [error] };
+}
+
 /** The answer to a request the limiter rejected. */
 export function renderThrottled(dialect: DialectId, a: Admission, ctx: RenderContext): LabResponse {
   const waitMs = waitOf(a);
@@ -156,6 +172,8 @@ export function renderThrottled(dialect: DialectId, a: Admission, ctx: RenderCon
           policyName: a.quota ? "DAILY" : "TEN_SECONDLY_ROLLING",
         },
       };
+    case "marketo":
+      return { status: 200, headers: { ...base, "content-type": "application/json" }, body: marketoFailure(a, ctx.jobId) };
   }
 }
 
@@ -181,6 +199,8 @@ export function renderOk(dialect: DialectId, a: Admission, ctx: RenderContext, d
       return { status: 200, headers: base, body: { ok: true, ...data } };
     case "hubspot":
       return { status: 200, headers: { ...base, ...(budget ? hubspotHeaders(a) : {}) }, body: data };
+    case "marketo":
+      return { status: 200, headers: base, body: { requestId: marketoRequestId(ctx.jobId), success: true, result: [data] } };
   }
 }
 
@@ -196,6 +216,7 @@ export function isSuccess(status: number, body: unknown): boolean {
     const record = body as Record<string, unknown>;
     if (Array.isArray(record.errors) && record.errors.length > 0) return false;
     if (record.ok === false) return false;
+    if (record.success === false) return false;
   }
   return true;
 }

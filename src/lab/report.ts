@@ -32,11 +32,11 @@ export const GOALS = Object.freeze({
 
 /**
  * Dialects whose successes show the budget whatever `budgetHeaders` says (Shopify GraphQL puts
- * extensions.cost in every body), and those that never show one (the lab speaks Stripe and Slack
- * without budget headers, as those APIs do): see successResponse in src/lab/dialects.ts.
+ * extensions.cost in every body), and those that never show one (the lab speaks Stripe, Slack and
+ * Marketo without budget headers, as those APIs do): see renderOk in src/lab/dialects.ts.
  */
 const ALWAYS_SHOWS_BUDGET: readonly DialectId[] = ["shopify-graphql"];
-const NEVER_SHOWS_BUDGET: readonly DialectId[] = ["stripe", "slack"];
+const NEVER_SHOWS_BUDGET: readonly DialectId[] = ["stripe", "slack", "marketo"];
 
 export function serverShowsBudget(scenario: Scenario): boolean {
   const { dialect, budgetHeaders } = scenario.server;

@@ -6,8 +6,8 @@
 export type LimiterKind = "fixed-window" | "sliding-window" | "token-bucket" | "cost-bucket" | "concurrency" | "daily-quota";
 export const LIMITER_KINDS: readonly LimiterKind[] = ["fixed-window", "sliding-window", "token-bucket", "cost-bucket", "concurrency", "daily-quota"];
 
-export type DialectId = "generic" | "github" | "github-secondary" | "shopify-rest" | "shopify-graphql" | "stripe" | "slack" | "hubspot" | "ietf";
-export const DIALECT_IDS: readonly DialectId[] = ["generic", "github", "github-secondary", "shopify-rest", "shopify-graphql", "stripe", "slack", "hubspot", "ietf"];
+export type DialectId = "generic" | "github" | "github-secondary" | "shopify-rest" | "shopify-graphql" | "stripe" | "slack" | "hubspot" | "ietf" | "marketo";
+export const DIALECT_IDS: readonly DialectId[] = ["generic", "github", "github-secondary", "shopify-rest", "shopify-graphql", "stripe", "slack", "hubspot", "ietf", "marketo"];
 
 /** How a generic-dialect 429 gives its wait. */
 export type RetryAfterForm = "seconds" | "http-date" | "absent";

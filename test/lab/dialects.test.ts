@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { classify } from "../../src/engine";
-import { renderOk, renderThrottled, type LabResponse, type RenderContext } from "../../src/lab/dialects";
+import { isSuccess, renderOk, renderThrottled, type LabResponse, type RenderContext } from "../../src/lab/dialects";
 import type { Admission } from "../../src/lab/limiters";
 import { ENGINE_PROVIDER } from "../../src/lab/strategies/ours";
 import type { DialectId } from "../../src/lab/types";
@@ -194,5 +194,28 @@ describe("HubSpot", () => {
     expect(v.throttled).toBe(true);
     expect(v.limitType).toBe("quota");
     expect(v.retryable).toBe(false);
+  });
+});
+
+describe("Marketo (limits answered 200, the code in the body)", () => {
+  it("a rolling window's throttle is a 200 606 naming the limit and the window; read as a burst whose wait is that window, never less than the limiter's", () => {
+    const r = renderThrottled("marketo", burst(2300), ctx());
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ success: false, errors: [{ code: "606", message: "Max rate limit '100' exceeded with in '10' secs" }] });
+    expect(isSuccess(r.status, r.body)).toBe(false);
+    const v = read("marketo", r);
+    expect(v).toMatchObject({ throttled: true, limitType: "burst", minWaitMs: 10_000, writeNotProcessed: true });
+  });
+
+  it("a concurrency limiter's throttle is 615, a daily quota's 607", () => {
+    expect(read("marketo", renderThrottled("marketo", burst(0, { waitMs: null, unit: "concurrent" }), ctx()))).toMatchObject({ throttled: true, limitType: "concurrency" });
+    expect(read("marketo", renderThrottled("marketo", burst(3_600_000, { quota: true }), ctx()))).toMatchObject({ throttled: true, limitType: "quota", retryable: false });
+  });
+
+  it("a success is 200 success true with the result, and shows no count", () => {
+    const r = renderOk("marketo", { ...burst(0), admitted: true, remaining: 7 }, ctx(), { id: "job-1" });
+    expect(r.body).toMatchObject({ success: true, result: [{ id: "job-1" }] });
+    expect(isSuccess(r.status, r.body)).toBe(true);
+    expect(read("marketo", r)).toMatchObject({ throttled: false, budget: null });
   });
 });

@@ -35,6 +35,7 @@ export const ENGINE_PROVIDER: Record<DialectId, string> = {
   stripe: "stripe",
   slack: "slack",
   hubspot: "hubspot",
+  marketo: "marketo",
 };
 
 const SHARED_STORE = "ours.store";
