@@ -29,6 +29,7 @@ import { zoom } from "./zoom";
 import { jobber } from "./jobber";
 import { sentry } from "./sentry";
 import { marketo } from "./marketo";
+import { meta } from "./meta";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -57,6 +58,7 @@ export const dialects: readonly Dialect[] = [
   jobber,
   sentry,
   marketo,
+  meta,
   generic,
 ];
 
