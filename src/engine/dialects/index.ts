@@ -30,6 +30,7 @@ import { jobber } from "./jobber";
 import { sentry } from "./sentry";
 import { marketo } from "./marketo";
 import { meta } from "./meta";
+import { monday } from "./monday";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -59,6 +60,7 @@ export const dialects: readonly Dialect[] = [
   sentry,
   marketo,
   meta,
+  monday,
   generic,
 ];
 
