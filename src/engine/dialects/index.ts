@@ -31,6 +31,7 @@ import { sentry } from "./sentry";
 import { marketo } from "./marketo";
 import { meta } from "./meta";
 import { monday } from "./monday";
+import { amazonSellingPartner } from "./amazon-sp";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -61,6 +62,7 @@ export const dialects: readonly Dialect[] = [
   marketo,
   meta,
   monday,
+  amazonSellingPartner,
   generic,
 ];
 
