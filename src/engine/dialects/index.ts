@@ -32,6 +32,7 @@ import { marketo } from "./marketo";
 import { meta } from "./meta";
 import { monday } from "./monday";
 import { amazonSellingPartner } from "./amazon-sp";
+import { linkedin } from "./linkedin";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -63,6 +64,7 @@ export const dialects: readonly Dialect[] = [
   meta,
   monday,
   amazonSellingPartner,
+  linkedin,
   generic,
 ];
 
