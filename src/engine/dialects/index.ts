@@ -33,6 +33,7 @@ import { meta } from "./meta";
 import { monday } from "./monday";
 import { amazonSellingPartner } from "./amazon-sp";
 import { linkedin } from "./linkedin";
+import { bigcommerce } from "./bigcommerce";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -65,6 +66,7 @@ export const dialects: readonly Dialect[] = [
   monday,
   amazonSellingPartner,
   linkedin,
+  bigcommerce,
   generic,
 ];
 
