@@ -1,6 +1,6 @@
 /** Small helpers shared by the provider dialects. Pure, like the rest of the engine. */
 import type { SignalContext } from "../context";
-import { isoAfter, longestWait, readLimitFamily, type ResetKind, type Wait } from "../signals";
+import { isoAfter, longestWait, readLimitFamily, waitUntil, type ResetKind, type Wait } from "../signals";
 
 export { longestWait };
 import { PER_ATTEMPT_SUFFIX } from "../time";
@@ -104,6 +104,18 @@ export function budgetFromUsed(used: number, limit: number, source: string, rese
 /** A wait that grows with each attempt (plan() multiplies it by the attempts made so far). */
 export function perAttemptWait(wait: Wait): Wait {
   return { waitMs: wait.waitMs, source: `${wait.source}${PER_ATTEMPT_SUFFIX}` };
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The wait until a daily limit's next reset, read on the server's clock (Date), where the provider
+ * names the time of day it resets at: midnight UTC (utcOffsetMs 0), or 12:00 AM CST (6 h). A reset
+ * at that very instant is a day away.
+ */
+export function untilDailyReset(ctx: SignalContext, utcOffsetMs: number, source: string): Wait {
+  const resetMs = (Math.floor((ctx.serverNowMs - utcOffsetMs) / DAY_MS) + 1) * DAY_MS + utcOffsetMs;
+  return { waitMs: waitUntil(ctx, resetMs), source };
 }
 
 /** A fixed wait given in a provider's docs, e.g. doc:fixed-60s. */

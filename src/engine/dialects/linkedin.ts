@@ -14,14 +14,13 @@
 import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { readRetryAfter, waitUntil, type Wait } from "../signals";
+import { readRetryAfter } from "../signals";
 import type { Interpretation } from "../types";
-import { describeWait, throttledBy } from "./_dialect-kit";
+import { describeWait, throttledBy, untilDailyReset } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/rate-limits";
 const ERRORS_DOC = "https://learn.microsoft.com/en-us/linkedin/shared/api-guide/concepts/error-handling";
-const DAY_MS = 86_400_000;
 /** "Resource level throttle APPLICATION DAY limit ...", "... MEMBER DAY limit ...": whose day's limit. */
 const DAY_LIMIT = /\b(APPLICATION|MEMBER)\b[^.]*\bDAY\b/i;
 
@@ -32,7 +31,7 @@ function interpret(ctx: SignalContext): Interpretation {
   const day = DAY_LIMIT.exec(message);
   if (day) {
     const who = day[1]!.toLowerCase();
-    const wait: Wait = { waitMs: waitUntil(ctx, (Math.floor(ctx.serverNowMs / DAY_MS) + 1) * DAY_MS), source: "doc:daily-reset-midnight-utc" };
+    const wait = untilDailyReset(ctx, 0, "doc:daily-reset-midnight-utc");
     return throttledBy("quota", wait, {
       retryable: false,
       scope: { limit: `${who}-day` },

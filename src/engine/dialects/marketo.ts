@@ -20,9 +20,9 @@
 import type { SignalContext } from "../context";
 import { asArray, asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { readRetryAfter, waitUntil, type Wait } from "../signals";
+import { readRetryAfter } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { describeWait, throttledBy } from "./_dialect-kit";
+import { describeWait, throttledBy, untilDailyReset } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const ERRORS_DOC = "https://experienceleague.adobe.com/en/docs/marketo-developer/marketo/rest/error-codes";
@@ -30,7 +30,6 @@ const LIMITS_DOC = "https://experienceleague.adobe.com/en/docs/marketo-developer
 
 /** LIMITS_DOC: "100 calls per 20 seconds", the figures a 606 without readable ones falls back to. */
 const DOCUMENTED_RATE = { limit: 100, windowMs: 20_000 };
-const DAY_MS = 86_400_000;
 /**
  * The daily quotas reset "at 12:00AM CST" (LIMITS_DOC): 06:00 UTC. Read as US Central time, the
  * reset is an hour earlier while daylight saving time holds (05:00 UTC); the later instant is the
@@ -66,14 +65,8 @@ function rateFromMessage(ctx: SignalContext, message: string): { limit: number; 
   return DOCUMENTED_RATE;
 }
 
-/** The next 12:00 AM CST (06:00 UTC) on the server's clock, as a wait. */
-function untilDailyReset(ctx: SignalContext): Wait {
-  const resetMs = Math.floor((ctx.serverNowMs - DAILY_RESET_UTC_OFFSET_MS) / DAY_MS + 1) * DAY_MS + DAILY_RESET_UTC_OFFSET_MS;
-  return { waitMs: waitUntil(ctx, resetMs), source: "doc:daily-reset-12am-cst" };
-}
-
 function dailyQuota(ctx: SignalContext, error: MarketoError, scope: ScopeParts, what: string): Interpretation {
-  const wait = untilDailyReset(ctx);
+  const wait = untilDailyReset(ctx, DAILY_RESET_UTC_OFFSET_MS, "doc:daily-reset-12am-cst");
   return throttledBy("quota", wait, {
     retryable: false,
     scope: { ...scope, limit: "daily" },

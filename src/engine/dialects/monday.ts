@@ -18,15 +18,14 @@
 import type { SignalContext } from "../context";
 import { asArray, asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { readRetryAfter, waitUntil, type Wait } from "../signals";
+import { readRetryAfter, type Wait } from "../signals";
 import type { Interpretation, LimitType } from "../types";
-import { describeWait, longestWait, throttledBy } from "./_dialect-kit";
+import { describeWait, longestWait, throttledBy, untilDailyReset } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const RATE_DOC = "https://developer.monday.com/api-reference/docs/rate-limits";
 const SUPPORT_DOC = "https://support.monday.com/hc/en-us/articles/26471164460690-API-Rate-Limits";
 const CHANGELOG_DOC = "https://developer.monday.com/api-reference/changelog/breaking-change-updated-complexity-budget-exhausted-error";
-const DAY_MS = 86_400_000;
 
 interface MondayLimit {
   limitType: LimitType;
@@ -77,7 +76,7 @@ function findLimit(ctx: SignalContext): Found | null {
 function waitOf(ctx: SignalContext, found: Found): Wait | null {
   if (found.limit.limitType === "quota") {
     // "Wait until the limit resets at midnight UTC" (SUPPORT_DOC), on the server's clock.
-    return { waitMs: waitUntil(ctx, (Math.floor(ctx.serverNowMs / DAY_MS) + 1) * DAY_MS), source: "doc:daily-reset-midnight-utc" };
+    return untilDailyReset(ctx, 0, "doc:daily-reset-midnight-utc");
   }
   const seconds = found.retryInSeconds;
   const bodyWait = seconds !== undefined && seconds >= 0 ? { waitMs: Math.ceil(seconds * 1000), source: "body:retry_in_seconds" } : null;

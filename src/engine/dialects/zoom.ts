@@ -11,12 +11,11 @@
 import type { SignalContext } from "../context";
 import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
-import { isoAfter, waitUntil, type Wait } from "../signals";
+import { isoAfter, type Wait } from "../signals";
 import type { Interpretation } from "../types";
 import { impliedWait, interpretStatus, readStandardSignals } from "./generic";
-import { throttledBy } from "./_dialect-kit";
+import { throttledBy, untilDailyReset } from "./_dialect-kit";
 
-const DAY_MS = 86_400_000;
 
 function interpret(ctx: SignalContext): Interpretation {
   const signals = readStandardSignals(ctx, "auto");
@@ -34,8 +33,7 @@ function interpret(ctx: SignalContext): Interpretation {
   if (typeKey === "daily-limit" || perUserDaily) {
     let wait: Wait | null = impliedWait(signals);
     if (!wait && perUserDaily) {
-      const nextMidnight = (Math.floor(ctx.serverNowMs / DAY_MS) + 1) * DAY_MS;
-      wait = { waitMs: waitUntil(ctx, nextMidnight), source: "body:gmt-00:00:00" };
+      wait = untilDailyReset(ctx, 0, "body:gmt-00:00:00");
     }
     if (perUserDaily) scope.limit = "per-user-daily";
     const budget = signals.budget && signals.budget.resetAt === null && wait ? { ...signals.budget, resetAt: isoAfter(ctx, wait.waitMs) } : signals.budget;
