@@ -34,6 +34,7 @@ import { monday } from "./monday";
 import { amazonSellingPartner } from "./amazon-sp";
 import { linkedin } from "./linkedin";
 import { bigcommerce } from "./bigcommerce";
+import { trello } from "./trello";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -67,6 +68,7 @@ export const dialects: readonly Dialect[] = [
   amazonSellingPartner,
   linkedin,
   bigcommerce,
+  trello,
   generic,
 ];
 
