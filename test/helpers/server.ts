@@ -3,6 +3,7 @@
  * the next scripted reply (the last one repeats), and every request is recorded.
  */
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { afterEach } from "vitest";
 import type { AddressInfo } from "node:net";
 
 export interface Reply {
@@ -124,4 +125,22 @@ export function recordingLogger() {
     lines.push(args.map((a) => (typeof a === "string" ? a : JSON.stringify(a))).join(" "));
   };
   return { lines, info: push, warn: push, error: push, debug: push, log: push, trace: push, metric: push };
+}
+
+/**
+ * One loopback server per test of the describe block it is called in, closed after each test:
+ * `const servers = serverPerTest();` then `const server = await servers.start([...])` in a test.
+ */
+export function serverPerTest(): { start(replies?: Parameters<typeof startServer>[0]): Promise<TestServer> } {
+  let current: TestServer | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return {
+    async start(replies) {
+      current = await startServer(replies);
+      return current;
+    },
+  };
 }

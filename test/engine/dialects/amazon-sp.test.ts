@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { requestScopeFor } from "../../../src/engine";
 import { spApiOperationOf } from "../../../src/engine/dialects/amazon-sp";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 describe("an SP-API request's operation", () => {
   it("keeps the API, its version and the resource names, and takes out the ids", () => {
@@ -20,14 +20,10 @@ describe("an SP-API request's operation", () => {
 });
 
 describe("an SP-API QuotaExceeded, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("waits at least one token's time at the rate shown (0.5 per s: 2 s), not a half-second backoff", async () => {
-    server = await startServer([
+    const server = await servers.start([
       { status: 429, headers: { "x-amzn-ratelimit-limit": "0.5" }, body: { errors: [{ code: "QuotaExceeded", message: "You exceeded your quota for the requested resource." }] } },
       { status: 200, headers: { "x-amzn-ratelimit-limit": "0.5" }, body: { payload: { BuyerEmail: "x@example.com" } } },
     ]);

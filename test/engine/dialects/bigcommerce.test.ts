@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { requestScopeFor } from "../../../src/engine";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 describe("a BigCommerce request's scope", () => {
   it("is its store, known from the path before it is sent", () => {
@@ -11,14 +11,10 @@ describe("a BigCommerce request's scope", () => {
 });
 
 describe("BigCommerce's own headers, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("a 429 waits its X-Retry-After, then the update goes through", async () => {
-    server = await startServer([
+    const server = await servers.start([
       { status: 429, headers: { "x-retry-after": "3", "x-rate-limit-requests-left": "0", "x-rate-limit-time-reset-ms": "2800" }, body: { status: 429, title: "Too many requests" } },
       { status: 200, headers: { "x-rate-limit-requests-left": "149", "x-rate-limit-requests-quota": "150", "x-rate-limit-time-reset-ms": "30000", "x-rate-limit-time-window-ms": "30000" }, body: { data: { id: 111 } } },
     ]);
@@ -32,7 +28,7 @@ describe("BigCommerce's own headers, through the client against a loopback serve
 
   it("a success that shows the window spent makes the next request wait for the window's end", async () => {
     const clock = virtualClock();
-    server = await startServer([
+    const server = await servers.start([
       { status: 200, headers: { "x-rate-limit-requests-left": "0", "x-rate-limit-requests-quota": "150", "x-rate-limit-time-reset-ms": "5000", "x-rate-limit-time-window-ms": "30000" }, body: { data: [] } },
       { status: 200, headers: { "x-rate-limit-requests-left": "149", "x-rate-limit-requests-quota": "150", "x-rate-limit-time-reset-ms": "30000", "x-rate-limit-time-window-ms": "30000" }, body: { data: [] } },
     ]);

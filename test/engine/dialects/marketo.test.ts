@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { classify, writeRetrySafety } from "../../../src/engine";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 const url = "https://123-ABC-456.mktorest.com/rest/v1/leads.json";
 const failure = (code: string | number, message: string) => ({ requestId: "e42b#14272d07d78", success: false, errors: [{ code, message }] });
@@ -43,14 +43,10 @@ describe("marketo dialect edge cases", () => {
 });
 
 describe("a Marketo throttle inside a 200, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("a 606 is retried after the window it names and the lead is written once; the flow sees the success, not the 200 failure", async () => {
-    server = await startServer([
+    const server = await servers.start([
       { status: 200, body: failure("606", "Max rate limit '100' exceeded with in '20' secs") },
       { status: 200, body: { requestId: "y", success: true, result: [{ id: 50, status: "created" }] } },
     ]);
@@ -65,7 +61,7 @@ describe("a Marketo throttle inside a 200, through the client against a loopback
 
   it("a 607 is not retried in this run: the request is deferred to the daily reset, read on the server's clock", async () => {
     // The server's Date is an hour before 06:00 UTC; the local clock is elsewhere: the wait is the server's hour.
-    server = await startServer([{ status: 200, headers: { date: "Tue, 01 Dec 2026 05:00:00 GMT" }, body: failure("607", "Daily quota reached") }]);
+    const server = await servers.start([{ status: 200, headers: { date: "Tue, 01 Dec 2026 05:00:00 GMT" }, body: failure("607", "Daily quota reached") }]);
     const client = createThrottleClient({ baseUrl: server.url, provider: "marketo", clock: virtualClock(), onLongWait: "defer" });
     const result = await client.request({ method: "GET", url: "/rest/v1/leads.json?filterType=id&filterValues=50" });
     expect(result.outcome).toBe("deferred");

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { classify } from "../../../src/engine";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 const nowMs = Date.parse("2026-11-30T12:00:00Z");
 const url = "https://graph.facebook.com/v21.0/me/accounts";
@@ -29,14 +29,10 @@ describe("meta dialect edge cases", () => {
 });
 
 describe("a Meta throttle in a 400, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("(#4) is retried, not given up as an invalid request, and the Page post is sent again without an idempotency key", async () => {
-    server = await startServer([
+    const server = await servers.start([
       { status: 400, headers: { "x-app-usage": '{"call_count":100,"total_time":10,"total_cputime":10}' }, body: graphError(4, "(#4) Application request limit reached", { is_transient: true }) },
       { status: 200, body: { id: "1234567890_987654321" } },
     ]);
@@ -49,7 +45,7 @@ describe("a Meta throttle in a 400, through the client against a loopback server
 
   it("an ads_insights limit with 7 minutes to regain access is deferred past the inline limit, with its not_before", async () => {
     const headers = { "x-business-use-case-usage": JSON.stringify({ 123: [{ type: "ads_insights", call_count: 100, total_cputime: 20, total_time: 30, estimated_time_to_regain_access: 7 }] }) };
-    server = await startServer([{ status: 400, headers, body: graphError(80000, "(#80000) There have been too many calls from this ad-account.") }]);
+    const server = await servers.start([{ status: 400, headers, body: graphError(80000, "(#80000) There have been too many calls from this ad-account.") }]);
     const client = createThrottleClient({ baseUrl: server.url, provider: "meta", clock: virtualClock(), onLongWait: "defer" });
     const result = await client.request({ method: "GET", url: "/v21.0/act_123/insights" });
     expect(result.outcome).toBe("deferred");

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { classify } from "../../../src/engine";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 const nowMs = Date.parse("2026-11-30T12:00:00Z");
 const url = "https://api.monday.com/v2";
@@ -21,14 +21,10 @@ describe("monday dialect edge cases", () => {
 });
 
 describe("a monday.com complexity limit inside a 200, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("a mutation is sent again after retry_in_seconds, and the item the flow gets is the created one", async () => {
-    server = await startServer([
+    const server = await servers.start([
       { status: 200, body: { errors: [{ message: "Complexity budget exhausted", extensions: { code: "COMPLEXITY_BUDGET_EXHAUSTED", retry_in_seconds: 7 } }], account_id: 1 } },
       { status: 200, body: { data: { create_item: { id: "42" } }, account_id: 1 } },
     ]);

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createThrottleClient } from "../../../src/client";
 import { requestScopeFor } from "../../../src/engine";
-import { startServer, virtualClock, type TestServer } from "../../helpers/server";
+import { serverPerTest, virtualClock } from "../../helpers/server";
 
 describe("a Trello request's scope", () => {
   it("tells the members endpoint, limited on its own, from the rest of the API", () => {
@@ -11,14 +11,10 @@ describe("a Trello request's scope", () => {
 });
 
 describe("a Trello 429, through the client against a loopback server", () => {
-  let server: TestServer | undefined;
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-  });
+  const servers = serverPerTest();
 
   it("waits the documented 10 s once, not a backoff from half a second inside the window", async () => {
-    server = await startServer([{ status: 429, body: { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" } }, { status: 200, body: { id: "card1" } }]);
+    const server = await servers.start([{ status: 429, body: { error: "API_TOKEN_LIMIT_EXCEEDED", message: "Rate limit exceeded" } }, { status: 200, body: { id: "card1" } }]);
     const client = createThrottleClient({ baseUrl: server.url, provider: "trello", clock: virtualClock() });
     const result = await client.request({ method: "GET", url: "/1/cards/card1" });
     expect(result.outcome).toBe("success");
