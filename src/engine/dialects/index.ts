@@ -35,6 +35,8 @@ import { amazonSellingPartner } from "./amazon-sp";
 import { linkedin } from "./linkedin";
 import { bigcommerce } from "./bigcommerce";
 import { trello } from "./trello";
+import { freshdesk } from "./freshdesk";
+import { pipedrive } from "./pipedrive";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -69,6 +71,8 @@ export const dialects: readonly Dialect[] = [
   linkedin,
   bigcommerce,
   trello,
+  freshdesk,
+  pipedrive,
   generic,
 ];
 
