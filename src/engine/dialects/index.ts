@@ -35,6 +35,8 @@ import { amazonSellingPartner } from "./amazon-sp";
 import { linkedin } from "./linkedin";
 import { bigcommerce } from "./bigcommerce";
 import { trello } from "./trello";
+import { okta } from "./okta";
+import { square } from "./square";
 import { freshdesk } from "./freshdesk";
 import { pipedrive } from "./pipedrive";
 
@@ -71,6 +73,8 @@ export const dialects: readonly Dialect[] = [
   linkedin,
   bigcommerce,
   trello,
+  okta,
+  square,
   freshdesk,
   pipedrive,
   generic,
