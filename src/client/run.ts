@@ -565,6 +565,7 @@ export class RequestRun {
       restoreFloorPerSecond: budget.restoreFloorPerSecond ?? null,
       unitsPerRequest: budget.requestUnits ?? null,
       concurrent: budget.concurrent === true,
+      resetCountsDown: budget.resetCountsDown === true,
     };
   }
 

@@ -341,6 +341,7 @@ function parseDictionaryForm(ctx: SignalContext, raw: string, fieldName: string)
         limit: nonNegativeNumber(dict.get("limit")?.[0]),
         resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
         source: fieldName,
+        ...(waitMs === null ? {} : { resetCountsDown: true }),
       },
       reset: waitMs === null ? null : { waitMs, source: fieldName },
     };
@@ -384,6 +385,7 @@ export function readRateLimitField(ctx: SignalContext, fieldName: string, policy
       limit: policy?.quota ?? null,
       resetAt: waitMs === null ? null : isoAfter(ctx, waitMs),
       source: fieldName,
+      ...(waitMs === null ? {} : { resetCountsDown: true }),
       // The policy's window is the length the quota is counted over: shown on every answer that
       // carries the policy (often only 429s), it is the window a pacer needs where successes show
       // nothing (a bucket of 60 per s behind the fields on its 429s only went at 20 per s without it).

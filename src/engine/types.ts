@@ -84,6 +84,13 @@ export interface Budget {
    * qu="concurrent-requests"): a place frees when an answer comes, not at the reset.
    */
   concurrent?: boolean;
+  /**
+   * resetAt was counted down from when the server wrote the answer (the IETF fields' t= and reset=,
+   * delta seconds: https://datatracker.ietf.org/doc/draft-ietf-httpapi-ratelimit-headers/), and is
+   * read when the answer arrived: it lands up to the answer's time in flight after the instant the
+   * server meant, on top of the whole-second rounding. An epoch reset names the instant itself.
+   */
+  resetCountsDown?: boolean;
 }
 
 /** A signal present in the response that could not be used, and why. */

@@ -1306,6 +1306,22 @@ describe.skipIf(!REDIS_AVAILABLE)("the Lua governor against the TypeScript gover
     expect(learned?.refill).toBe("bucket");
   });
 
+  it("agrees that a reset counted down from when the answer was written, read a slow answer later, has not moved on (a bucket's would)", async () => {
+    const both = new SideBySide(raw, server.url, "counted-down:", T0);
+    const scope = "api|counted-down";
+    const states: (GovernorState | undefined)[] = [];
+    try {
+      // 800 ms answers; each answer says 3 s left (its countdown, rounded up), read on arrival.
+      const reading = (seq: number, sentAtMs: number, remaining: number) => answer(seq, sentAtMs, "ok", shown({ remaining, limit: 15, resetAtMs: sentAtMs + 800 + 3000, policyWindowMs: 3000, resetCountsDown: true }));
+      await both.sendAnswered(scope, 800, (seq, sentAtMs) => reading(seq, sentAtMs, 14));
+      await both.sendAnswered(scope, 800, (seq, sentAtMs) => reading(seq, sentAtMs, 13));
+      states.push(structuredClone(both.memory.snapshot().get(scope)));
+    } finally {
+      await both.close();
+    }
+    expect(states[0]?.refill).not.toBe("bucket");
+  });
+
   it("agrees that a window read as fixed whose reset reads 980 ms on before it is reached is sliding", async () => {
     const both = new SideBySide(raw, server.url, "fixed-drift:", T0);
     const scope = "api|fixed-drift";

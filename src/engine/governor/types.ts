@@ -285,6 +285,8 @@ export interface ObservedBudget {
   unitsPerRequest: number | null;
   /** The API says the budget counts requests in flight (IETF qu="concurrent-requests"). */
   concurrent?: boolean;
+  /** The reset was counted down from when the answer was written, and read on its arrival (Budget.resetCountsDown). */
+  resetCountsDown?: boolean;
 }
 
 export interface GovernorOptions {

@@ -1033,6 +1033,7 @@ local function checked(o, state)
       restoreFloorPerSecond = figureOrNull(budget.restoreFloorPerSecond),
       unitsPerRequest = figureOrNull(budget.unitsPerRequest),
       concurrent = budget.concurrent == true,
+      resetCountsDown = budget.resetCountsDown == true,
     }
   end
   return {
@@ -1276,8 +1277,10 @@ end
 local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
   -- observe.ts: against the reset the previous reading showed, not the earlier one it was merged with.
   local previousShownMs = previous.shownResetAtMs or previous.resetAtMs
-  -- observe.ts: a second on, give or take the Date's drift.
-  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previousShownMs + ROUNDING_MS - ROUNDING_MS / 4 or observation.seq <= previous.seq then return false end
+  -- observe.ts resetMoveMinMs: a second on, give or take the Date's drift and a counted-down reset's time in flight.
+  local moveMinMs = ROUNDING_MS - ROUNDING_MS / 4
+  if observation.budget ~= nil and observation.budget.resetCountsDown == true then moveMinMs = moveMinMs + math.max(0, observation.nowMs - observation.sentAtMs) end
+  if state.refill == "bucket" or previous.resetAtMs == 0 or resetAtMs < previousShownMs + moveMinMs or observation.seq <= previous.seq then return false end
   if observation.sentAtMs >= previous.resetAtMs - ROUNDING_MS / 4 then return false end
   if state.othersPerMs > 0 or state.reserveUnits > 0 then return false end
   local ours = unitsClaimedBetween(state, previous.seq, observation.seq)
@@ -1288,9 +1291,11 @@ local function resetMovedOn(state, previous, observation, remaining, resetAtMs)
 end
 
 -- observe.ts fixedResetMoved: a window read as fixed whose reset moved on before it was reached is sliding.
-local function fixedResetMoved(state, previous, sentAtMs, resetAtMs)
-  -- observe.ts: a second on, give or take the Date's drift.
-  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + ROUNDING_MS - ROUNDING_MS / 4 then return false end
+local function fixedResetMoved(state, previous, observation, sentAtMs, resetAtMs)
+  -- observe.ts resetMoveMinMs: a second on, give or take the Date's drift and a counted-down reset's time in flight.
+  local moveMinMs = ROUNDING_MS - ROUNDING_MS / 4
+  if observation.budget ~= nil and observation.budget.resetCountsDown == true then moveMinMs = moveMinMs + math.max(0, observation.nowMs - observation.sentAtMs) end
+  if state.refill ~= "fixed" or previous.resetAtMs == 0 or resetAtMs < previous.resetAtMs + moveMinMs then return false end
   return sentAtMs < previous.resetAtMs - ROUNDING_MS / 4
 end
 
@@ -1585,7 +1590,7 @@ local function applyAnchor(state, observation, budget, leaseMs)
     learnBucketFromResets(state, previous, sentAtMs, budget.remaining, resetAtMs)
   elseif state.refill == "bucket" and state.windowSource == "inferred" then
     tightenBucketWindow(state, sentAtMs, budget.remaining, resetAtMs)
-  elseif previous and fixedResetMoved(state, previous, sentAtMs, resetAtMs) then
+  elseif previous and fixedResetMoved(state, previous, observation, sentAtMs, resetAtMs) then
     state.refill = "window"
   end
   -- observe.ts: the window is bounded by this reading's own reset, not the merged one.

@@ -89,7 +89,7 @@ local o = args.observation
 local nowMs = clampTime(numberOrNaN(o.nowMs))
 local budget = nn(o.budget)
 if budget then
-  budget = { remaining = nn(budget.remaining), limit = nn(budget.limit), resetAtMs = nn(budget.resetAtMs), windowMs = nn(budget.windowMs), policyWindowMs = nn(budget.policyWindowMs), restorePerSecond = nn(budget.restorePerSecond), restoreEstimated = budget.restoreEstimated == true, restoreFloorPerSecond = nn(budget.restoreFloorPerSecond), unitsPerRequest = nn(budget.unitsPerRequest), concurrent = budget.concurrent == true }
+  budget = { remaining = nn(budget.remaining), limit = nn(budget.limit), resetAtMs = nn(budget.resetAtMs), windowMs = nn(budget.windowMs), policyWindowMs = nn(budget.policyWindowMs), restorePerSecond = nn(budget.restorePerSecond), restoreEstimated = budget.restoreEstimated == true, restoreFloorPerSecond = nn(budget.restoreFloorPerSecond), unitsPerRequest = nn(budget.unitsPerRequest), concurrent = budget.concurrent == true, resetCountsDown = budget.resetCountsDown == true }
 end
 local observation = { seq = nn(o.seq), sentAtMs = nn(o.sentAtMs), nowMs = nn(o.nowMs), kind = o.kind, limitType = o.limitType, waitMs = nn(o.waitMs), waitFromServer = o.waitFromServer, waitResolutionMs = nn(o.waitResolutionMs), budget = budget, reason = o.reason, counted = o.counted }
 local state = load(KEYS[1], nowMs)
