@@ -1053,39 +1053,6 @@ function ownSlot(state: GovernorState, seq: number): SlotTuple | undefined {
   return undefined;
 }
 
-/**
- * Past this lateness a start is claimed again rather than taken (the client's LATE_START_MS): a
- * send later than its grant by more is no late start but a clock that jumped.
- */
-const MAX_SEND_LATENESS_MS = 100;
-
-/**
- * The server counts a unit when its request arrives, not when its slot was granted: a start taken a
- * few ms late (a timer or an event loop behind, most of all in processes sharing Redis) moves our
- * log's unit to its send, so that the starts laid from it keep their distance from the server's.
- * Left at the grant, HubSpot's rolling 50 per 10 s over 4 processes sharing Redis had its units
- * sent 2 to 4 ms after their grants, the next window's grants reached the server 2 ms before those
- * units left its window, and each such throttle held the scope for the documented 10 s: 3 to 9
- * throttled per run, 1.35 to 1.69 x ideal (probe sliding-50-per-10s-hubspot-redis-4-processes-posts).
- * Only later, never earlier (a send before its grant is clocks disagreeing), and the log stays in
- * start order.
- */
-function slotToSend(state: GovernorState, seq: number, sentAtMs: number): void {
-  const slots = state.slots;
-  let index = slots.length - 1;
-  while (index >= 0 && slots[index]![1] !== seq) index--;
-  if (index < 0) return;
-  const slot = slots[index]!;
-  const lateMs = sentAtMs - slot[0];
-  if (lateMs <= 0 || lateMs > MAX_SEND_LATENESS_MS) return;
-  slot[0] = sentAtMs;
-  for (let next = slots[index + 1]; next && (next[0] < slot[0] || (next[0] === slot[0] && next[1] < slot[1])); next = slots[index + 1]) {
-    slots[index] = next;
-    slots[index + 1] = slot;
-    index += 1;
-  }
-}
-
 /** Applies one answer (or its absence) to the scope's state. Pure. */
 export function observe(current: GovernorState, observation: Observation, options: GovernorOptions): GovernorState {
   return observeInPlace(copyState(current), observation, options);
@@ -1099,7 +1066,6 @@ export function observeInPlace(state: GovernorState, given: Observation, options
   let inFlightBefore = 0;
   for (const [, untilMs] of state.inFlight) if (untilMs > nowMs) inFlightBefore += 1;
   const units = ownSlot(state, observation.seq)?.[2] ?? state.unitsPerRequest;
-  slotToSend(state, observation.seq, observation.sentAtMs);
   const entry = state.inFlight.find(([seq]) => seq === observation.seq);
   const wasInFlight = entry !== undefined;
   if (wasInFlight) state.inFlight = state.inFlight.filter(([seq]) => seq !== observation.seq);

@@ -2242,23 +2242,6 @@ local function observeInPlace(state, given, options)
     if f[2] > nowMs then inFlightBefore = inFlightBefore + 1 end
   end
   local units = unitsOfSeq(state, observation.seq) or state.unitsPerRequest
-  -- observe.ts slotToSend: a start taken late moves its unit to its send (at most 100 ms, MAX_SEND_LATENESS_MS), in start order.
-  for i = #state.slots, 1, -1 do
-    local s = state.slots[i]
-    if s[2] == observation.seq then
-      local lateMs = observation.sentAtMs - s[1]
-      if lateMs > 0 and lateMs <= 100 then
-        s[1] = observation.sentAtMs
-        local j = i
-        while j < #state.slots and (state.slots[j + 1][1] < s[1] or (state.slots[j + 1][1] == s[1] and state.slots[j + 1][2] < s[2])) do
-          state.slots[j] = state.slots[j + 1]
-          state.slots[j + 1] = s
-          j = j + 1
-        end
-      end
-      break
-    end
-  end
   local wasInFlight = false
   local outAtGrant = 0
   for _, f in ipairs(state.inFlight) do
