@@ -39,6 +39,8 @@ import { okta } from "./okta";
 import { square } from "./square";
 import { freshdesk } from "./freshdesk";
 import { pipedrive } from "./pipedrive";
+import { dropbox } from "./dropbox";
+import { smartsheet } from "./smartsheet";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -77,6 +79,8 @@ export const dialects: readonly Dialect[] = [
   square,
   freshdesk,
   pipedrive,
+  dropbox,
+  smartsheet,
   generic,
 ];
 
