@@ -41,6 +41,8 @@ import { freshdesk } from "./freshdesk";
 import { pipedrive } from "./pipedrive";
 import { dropbox } from "./dropbox";
 import { smartsheet } from "./smartsheet";
+import { zohoCrm } from "./zoho-crm";
+import { netsuite } from "./netsuite";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -81,6 +83,8 @@ export const dialects: readonly Dialect[] = [
   pipedrive,
   dropbox,
   smartsheet,
+  zohoCrm,
+  netsuite,
   generic,
 ];
 
