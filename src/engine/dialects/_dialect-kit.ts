@@ -23,6 +23,19 @@ export function throttledBy(
   };
 }
 
+/**
+ * Not a throttle, but worth another attempt after the wait (a lock held by another write, a
+ * transient server failure the provider says to retry): throttledBy's sibling, holding back no
+ * other call.
+ */
+export function retryableBy(
+  limitType: Exclude<LimitType, "none">,
+  wait: Wait | null | undefined,
+  details: { reason: string; scope?: ScopeParts; budget?: Budget | null; writeNotProcessed?: boolean },
+): Interpretation {
+  return { ...details, throttled: false, retryable: true, limitType, minWaitMs: wait?.waitMs ?? null, waitSource: wait?.source ?? null };
+}
+
 /** A "true"/"false" header (Stripe-Should-Retry, x-should-retry); null when absent or unreadable. */
 export function readBooleanHeader(ctx: SignalContext, name: string): boolean | null {
   const raw = ctx.header(name);

@@ -42,7 +42,7 @@ import { asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { longestWait, readExplicitWaits, type Wait } from "../signals";
 import type { Interpretation } from "../types";
-import { describeWait, secondsWait, throttledBy } from "./_dialect-kit";
+import { describeWait, retryableBy, secondsWait, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const INGRESS_DOC = "https://www.dropbox.com/developers/reference/data-ingress-guide";
@@ -72,17 +72,12 @@ function rateLimitReason(ctx: SignalContext): string {
 
 /** A write refused because other writes hold the namespace's lock: retried, no rate in question. */
 function lockContention(ctx: SignalContext, wait: Wait | null): Interpretation {
-  return {
-    throttled: false,
-    retryable: true,
-    limitType: "contention",
-    minWaitMs: wait?.waitMs ?? null,
-    waitSource: wait?.source ?? null,
+  return retryableBy("contention", wait, {
     writeNotProcessed: true,
     scope: { lock: "namespace" },
     budget: null,
     reason: `Dropbox ${ctx.status} ${LOCK_CONTENTION}: namespace lock contention (other writes to the same Dropbox or shared folder), not the token's rate; the write was not done, retry it; ${describeWait(wait)}.`,
-  };
+  });
 }
 
 function rateLimited(ctx: SignalContext): Interpretation {

@@ -22,7 +22,7 @@ import { asArray, asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readRetryAfter } from "../signals";
 import type { Budget, Interpretation, ScopeParts } from "../types";
-import { describeWait, throttledBy, untilDailyReset } from "./_dialect-kit";
+import { describeWait, retryableBy, throttledBy, untilDailyReset } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const ERRORS_DOC = "https://experienceleague.adobe.com/en/docs/marketo-developer/marketo/rest/error-codes";
@@ -105,16 +105,11 @@ function interpretError(ctx: SignalContext, error: MarketoError, scope: ScopePar
       return null;
     case "604":
     case "608":
-      return {
-        throttled: false,
-        retryable: true,
-        limitType: "server",
-        minWaitMs: retryAfter?.waitMs ?? null,
-        waitSource: retryAfter?.source ?? null,
+      return retryableBy("server", retryAfter, {
         writeNotProcessed: true,
         scope,
         reason: `Marketo ${error.code} (${error.message || (error.code === "604" ? "Request timed out" : "API Temporarily Unavailable")}): transient, and the request was not executed; retry with backoff.`,
-      };
+      });
     case "601":
     case "602":
       return { throttled: false, retryable: false, limitType: "none", minWaitMs: null, waitSource: null, writeNotProcessed: true, scope, reason: `Marketo ${error.code} (${error.message || "access token invalid or expired"}): not a limit; the access token must be renewed before the request is sent again.` };

@@ -34,7 +34,7 @@ import { asNumber, asString, field } from "../context";
 import type { Dialect } from "../dialect";
 import { readExplicitWaits, type Wait } from "../signals";
 import type { Interpretation } from "../types";
-import { describeWait, docWait, throttledBy } from "./_dialect-kit";
+import { describeWait, docWait, retryableBy, throttledBy } from "./_dialect-kit";
 import { interpretStatus } from "./generic";
 
 const PRACTICES_DOC = "https://developers.smartsheet.com/blog/smartsheet-api-best-practices";
@@ -53,20 +53,17 @@ const TRANSIENT: ReadonlySet<number> = new Set([4002, 4004]);
 const SHEET_BUSY = /currently being updated by another request/i;
 
 function transient(ctx: SignalContext, code: number, message: string, retryAfter: Wait | null): Interpretation {
-  const base = { throttled: false, retryable: true, minWaitMs: retryAfter?.waitMs ?? null, waitSource: retryAfter?.source ?? null, budget: null };
   if (code === 4004 && SHEET_BUSY.test(message)) {
-    return {
-      ...base,
-      limitType: "contention",
+    return retryableBy("contention", retryAfter, {
+      budget: null,
       writeNotProcessed: true,
       reason: `Smartsheet ${ctx.status} 4004: the sheet is being updated by another request of the same token; the request failed, retry it once that one completes; ${describeWait(retryAfter)}.`,
-    };
+    });
   }
-  return {
-    ...base,
-    limitType: "server",
+  return retryableBy("server", retryAfter, {
+    budget: null,
     reason: `Smartsheet ${ctx.status} ${code}${message ? ` (${message.trim()})` : ""}: a transient failure Smartsheet's SDKs retry with backoff; ${describeWait(retryAfter)}.`,
-  };
+  });
 }
 
 function interpret(ctx: SignalContext): Interpretation {
@@ -82,15 +79,10 @@ function interpret(ctx: SignalContext): Interpretation {
   }
   if (code === MAINTENANCE) {
     const wait = retryAfter ?? docWait(WINDOW_SECONDS);
-    return {
-      throttled: false,
-      retryable: true,
-      limitType: "server",
-      minWaitMs: wait.waitMs,
-      waitSource: wait.source,
+    return retryableBy("server", wait, {
       budget: null,
       reason: `Smartsheet ${ctx.status} 4001: offline for system maintenance; retries a minute or more apart; ${describeWait(wait)}.`,
-    };
+    });
   }
   if (code !== undefined && TRANSIENT.has(code)) return transient(ctx, code, message, retryAfter);
   if (code !== undefined && ctx.status >= 500) {
