@@ -19,6 +19,16 @@
  * window's calls are back (doc:fixed-60s). No answer says whether a 429 met the account's minute
  * or an endpoint's maximum inside it, so no request scope is split off: a 429 holds the account.
  * 401 and 403 are access errors and stay final (interpretStatus).
+ *
+ * Freshservice ({domain}.freshservice.com), Freshworks' service desk, limits its API v2 the same way:
+ * per minute for the whole account, by plan, with sub-limits for some operations (FS_LIMITS_DOC),
+ * and answers with the same X-RateLimit-Total, X-RateLimit-Remaining,
+ * X-RateLimit-Used-CurrentRequest and Retry-After (FS_HEADERS_DOC, FS_CHANGE_DOC). Accounts created
+ * before 2020-09-01 keep an hourly limit until migrated (FS_LIMITS_DOC); their 429's Retry-After
+ * still gives the wait.
+ * https://support.freshservice.com/en/support/solutions/articles/50000000293-what-is-the-rate-limit-for-apis-across-all-plans-
+ * https://support.freshservice.com/en/support/solutions/articles/50000000308-how-can-i-check-the-available-api-limit-
+ * https://community.freshworks.dev/t/change-alert-action-required-freshservice-v2-api-changing-from-per-hour-to-per-minute-api-rate-limiting-model/1101
  */
 import type { SignalContext } from "../context";
 import type { Dialect } from "../dialect";
@@ -29,6 +39,9 @@ import { interpretStatus } from "./generic";
 
 const LIMITS_DOC = "https://support.freshdesk.com/support/solutions/articles/225439-what-are-the-rate-limits-for-the-api-calls-to-freshdesk";
 const API_DOC = "https://developers.freshdesk.com/api/#ratelimit";
+const FS_LIMITS_DOC = "https://support.freshservice.com/en/support/solutions/articles/50000000293-what-is-the-rate-limit-for-apis-across-all-plans-";
+const FS_HEADERS_DOC = "https://support.freshservice.com/en/support/solutions/articles/50000000308-how-can-i-check-the-available-api-limit-";
+const FS_CHANGE_DOC = "https://community.freshworks.dev/t/change-alert-action-required-freshservice-v2-api-changing-from-per-hour-to-per-minute-api-rate-limiting-model/1101";
 /** The limits are "calls per minute" (LIMITS_DOC). */
 const WINDOW_SECONDS = 60;
 
@@ -55,14 +68,14 @@ function interpret(ctx: SignalContext): Interpretation {
   const shown = budget ? ` (${budget.remaining}${budget.limit === null ? "" : `/${budget.limit}`} left)` : "";
   return throttledBy("burst", wait, {
     budget,
-    reason: `Freshdesk 429: the account's calls for this minute, or an endpoint's share of them, are spent${shown}; ${describeWait(wait)}.`,
+    reason: `${ctx.host.endsWith("freshservice.com") ? "Freshservice" : "Freshdesk"} 429: the account's calls for this minute, or an endpoint's share of them, are spent${shown}; ${describeWait(wait)}.`,
   });
 }
 
 export const freshdesk: Dialect = {
   id: "freshdesk",
-  label: "Freshdesk",
-  hosts: [".freshdesk.com"],
-  docs: [LIMITS_DOC, API_DOC],
+  label: "Freshdesk and Freshservice",
+  hosts: [".freshdesk.com", ".freshservice.com"],
+  docs: [LIMITS_DOC, API_DOC, FS_LIMITS_DOC, FS_HEADERS_DOC, FS_CHANGE_DOC],
   interpret,
 };

@@ -43,6 +43,7 @@ import { dropbox } from "./dropbox";
 import { smartsheet } from "./smartsheet";
 import { zohoCrm } from "./zoho-crm";
 import { netsuite } from "./netsuite";
+import { gorgias } from "./gorgias";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -85,6 +86,7 @@ export const dialects: readonly Dialect[] = [
   smartsheet,
   zohoCrm,
   netsuite,
+  gorgias,
   generic,
 ];
 
