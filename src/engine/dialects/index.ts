@@ -44,6 +44,12 @@ import { smartsheet } from "./smartsheet";
 import { zohoCrm } from "./zoho-crm";
 import { netsuite } from "./netsuite";
 import { gorgias } from "./gorgias";
+import { etsy } from "./etsy";
+import { contentful } from "./contentful";
+import { klaviyo } from "./klaviyo";
+import { twitter } from "./twitter";
+import { gitlab } from "./gitlab";
+import { reddit } from "./reddit";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -87,6 +93,12 @@ export const dialects: readonly Dialect[] = [
   zohoCrm,
   netsuite,
   gorgias,
+  etsy,
+  contentful,
+  klaviyo,
+  twitter,
+  gitlab,
+  reddit,
   generic,
 ];
 
