@@ -94,7 +94,8 @@ describe("a 429 that names only its reset waits for that reset (no remaining hea
 
 describe("explicit wait headers: AWS x-amz-retry-after and Anthropic retry-after-ms (milliseconds)", () => {
   it("reads x-amz-retry-after as ms (smithy-typescript middleware-retry parseRetryAfterHeader.ts)", () => {
-    expect(read("https://dynamodb.us-east-1.amazonaws.com/", 400, { "x-amz-retry-after": "1500" }, { __type: "ThrottlingException" })).toMatchObject({ minWaitMs: null });
+    // A 400 ThrottlingException is a throttle since the AWS dialect (aws.ts), and the header is its wait.
+    expect(read("https://dynamodb.us-east-1.amazonaws.com/", 400, { "x-amz-retry-after": "1500" }, { __type: "ThrottlingException" })).toMatchObject({ throttled: true, minWaitMs: 1500, waitSource: "x-amz-retry-after" });
     expect(read("https://dynamodb.us-east-1.amazonaws.com/", 429, { "x-amz-retry-after": "1500" })).toMatchObject({ minWaitMs: 1500, waitSource: "x-amz-retry-after" });
   });
 
