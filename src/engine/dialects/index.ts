@@ -50,6 +50,12 @@ import { klaviyo } from "./klaviyo";
 import { twitter } from "./twitter";
 import { gitlab } from "./gitlab";
 import { reddit } from "./reddit";
+import { clickup } from "./clickup";
+import { greenhouse } from "./greenhouse";
+import { docusign } from "./docusign";
+import { bamboohr } from "./bamboohr";
+import { aws } from "./aws";
+import { azure, azureStorage } from "./azure";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -99,6 +105,13 @@ export const dialects: readonly Dialect[] = [
   twitter,
   gitlab,
   reddit,
+  clickup,
+  greenhouse,
+  docusign,
+  bamboohr,
+  aws,
+  azure,
+  azureStorage,
   generic,
 ];
 
