@@ -279,7 +279,8 @@ function fromLearnedBucket(state: GovernorState, fromMs: number, limit: number, 
 /**
  * How far a reset read from whole-second fields may sit after the server's: the client measures
  * them against the server's Date, whose offset estimate moves by some tens of ms as answers narrow
- * it (src/engine/server-clock.ts assumes clocks agree within 100 ms). A start this close before a
+ * it (src/engine/server-clock.ts assumes clocks agree within 25 ms where the evidence allows more,
+ * and slow answers leave the estimate wider). A start this close before a
  * window's reset may have been counted in the window it opens.
  */
 const RESET_DRIFT_MS = 100;
