@@ -56,6 +56,12 @@ import { docusign } from "./docusign";
 import { bamboohr } from "./bamboohr";
 import { aws } from "./aws";
 import { azure, azureStorage } from "./azure";
+import { box } from "./box";
+import { servicenow } from "./servicenow";
+import { vimeo } from "./vimeo";
+import { cloudflare } from "./cloudflare";
+import { chargebee } from "./chargebee";
+import { sendgrid } from "./sendgrid";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -112,6 +118,12 @@ export const dialects: readonly Dialect[] = [
   aws,
   azure,
   azureStorage,
+  box,
+  servicenow,
+  vimeo,
+  cloudflare,
+  chargebee,
+  sendgrid,
   generic,
 ];
 
