@@ -62,6 +62,12 @@ import { vimeo } from "./vimeo";
 import { cloudflare } from "./cloudflare";
 import { chargebee } from "./chargebee";
 import { sendgrid } from "./sendgrid";
+import { helpscout } from "./helpscout";
+import { webflow } from "./webflow";
+import { typeform } from "./typeform";
+import { constantContact } from "./constantcontact";
+import { paypal } from "./paypal";
+import { brevo } from "./brevo";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -124,6 +130,12 @@ export const dialects: readonly Dialect[] = [
   cloudflare,
   chargebee,
   sendgrid,
+  helpscout,
+  webflow,
+  typeform,
+  constantContact,
+  paypal,
+  brevo,
   generic,
 ];
 
