@@ -272,7 +272,7 @@ export const requestInputs = {
     type: "string",
     required: false,
     comments:
-      "Optional: a value unique to this write, e.g. the order id. It is sent as the Idempotency-Key header, the same on every attempt, so an API that supports it (Stripe, and others that document the header) can tell a retry from a new request. With it, a POST or PATCH is also retried after a timeout, a dropped connection or a 5xx. For Stripe one is generated when this is blank.",
+      "Optional: a value unique to this write, e.g. the order id. It is sent as the Idempotency-Key header (PayPal-Request-Id for PayPal, the header it reads), the same on every attempt, so an API that supports it (Stripe, PayPal, and others that document the header) can tell a retry from a new request. With it, a POST or PATCH is also retried after a timeout, a dropped connection or a 5xx. For Stripe and PayPal one is generated when this is blank.",
     example: "order-1042",
     placeholder: "order-1042",
     clean: parseOptionalText,

@@ -20,8 +20,13 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 const NO_SECRETS: readonly string[] = Object.freeze([]);
 /** A request with no query parameters of its own or the client's (read, never written). */
 const NO_PARAMS: Record<string, string> = Object.freeze({}) as Record<string, string>;
-/** Providers that document an idempotency header for writes; a key is generated and reused across attempts. */
-const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: "Idempotency-Key" };
+/**
+ * Providers that document an idempotency header for writes; a key is generated and reused across
+ * attempts. Stripe's Idempotency-Key (https://docs.stripe.com/api/idempotent_requests); PayPal's
+ * PayPal-Request-Id, which PayPal asks to be sent again unchanged when a write is retried after a
+ * 5xx or a timeout (https://developer.paypal.com/api/rest/reference/idempotency/).
+ */
+const PROVIDER_IDEMPOTENCY_HEADER: Readonly<Record<string, string>> = { stripe: "Idempotency-Key", paypal: "PayPal-Request-Id" };
 
 /** The parts of a request's resolved URL the client reads (a URL, or the same parts made without one). */
 export interface RequestUrl {
@@ -201,15 +206,20 @@ function checkLatestStart(value: number | undefined): void {
   if (value !== undefined && !Number.isFinite(value)) throw new ThrottleInputError(`Invalid latestStartMs: ${String(value)}. Use an epoch-ms time, or leave it out.`);
 }
 
-/** The caller's key, a key already in the headers, or one generated for providers that document it; blank is no key. */
+/**
+ * The caller's key, a key already in the headers, or one generated for providers that document it;
+ * blank is no key. The header is the provider's own where it documents one (a PayPal write keyed
+ * only by an Idempotency-Key header, which PayPal does not read, would be repeated unprotected).
+ */
 function withIdempotencyKey(headers: Record<string, string>, req: ThrottleRequest, isWrite: boolean, provider: string): string | null {
-  const existingName = Object.keys(headers).find((n) => n.toLowerCase() === "idempotency-key");
+  const providerHeader = PROVIDER_IDEMPOTENCY_HEADER[provider];
+  const headerName = providerHeader ?? "Idempotency-Key";
+  const existingName = Object.keys(headers).find((n) => n.toLowerCase() === headerName.toLowerCase());
   if (existingName && headers[existingName]!.trim() === "") delete headers[existingName];
   const present = existingName && headers[existingName] !== undefined ? headers[existingName]!.trim() : "";
   let key = req.idempotencyKey?.trim() || present;
-  const providerHeader = PROVIDER_IDEMPOTENCY_HEADER[provider];
   if (!key && isWrite && providerHeader) key = randomUUID();
-  if (key && !present) headers[providerHeader ?? "Idempotency-Key"] = key;
+  if (key && !present) headers[headerName] = key;
   return key || null;
 }
 

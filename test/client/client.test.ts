@@ -197,6 +197,22 @@ describe("createThrottleClient against a loopback server", () => {
     expect(keys[1]).toBe(keys[0]);
   });
 
+  // https://developer.paypal.com/api/rest/reference/idempotency/: PayPal reads PayPal-Request-Id, not Idempotency-Key.
+  it("keys PayPal writes with PayPal-Request-Id: the caller's header is the key, else one is generated, reused across attempts", async () => {
+    const serverError = { status: 500, headers: {}, body: { name: "INTERNAL_SERVER_ERROR", message: "An internal server error occurred." } };
+    server = await startServer([serverError, ok, serverError, ok]);
+    const client = createThrottleClient({ baseUrl: server.url, provider: "paypal", clock: virtualClock() });
+    const generated = await client.request({ method: "POST", url: "/v2/checkout/orders", data: { intent: "CAPTURE" } });
+    expect(generated.outcome).toBe("success");
+    const keys = server.calls.map((c) => c.headers["paypal-request-id"]);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(server.calls.map((c) => c.headers["idempotency-key"])).toEqual([undefined, undefined]);
+    const given = await client.request({ method: "POST", url: "/v2/checkout/orders", data: { intent: "CAPTURE" }, headers: { "PayPal-Request-Id": "order-7" } });
+    expect(given.outcome).toBe("success");
+    expect(server.calls.slice(2).map((c) => c.headers["paypal-request-id"])).toEqual(["order-7", "order-7"]);
+  });
+
   it("a success that shows the budget spent records a not_before; the next request waits for the reset", async () => {
     const clock = virtualClock();
     server = await startServer([{ status: 200, headers: { "ratelimit-policy": '"default";q=10;w=60', ratelimit: '"default";r=0;t=30' }, body: { ok: 1 } }, ok]);

@@ -92,14 +92,19 @@ describe("PayPal, through the client against a loopback server", () => {
     expect(server.calls.map((c) => c.headers["paypal-request-id"])).toEqual([key, key]);
   });
 
-  it("a capture answered 500 without an idempotency key is not repeated: one call", async () => {
-    const server = await servers.start([{ status: 500, body: INTERNAL_SERVER_ERROR }]);
+  it("a capture answered 500 without a caller's key gets one generated PayPal-Request-Id, repeated on the retry", async () => {
+    const server = await servers.start([
+      { status: 500, body: INTERNAL_SERVER_ERROR },
+      { status: 201, body: { id: "3C679366HH908993F", status: "COMPLETED" } },
+    ]);
     const client = createThrottleClient({ baseUrl: server.url, provider: "paypal", clock: virtualClock() });
     const result = await client.request({ method: "POST", url: "/v2/payments/authorizations/0VF52814937998046/capture", data: {} });
-    expect(result.outcome).toBe("gave_up");
-    expect(result.reason).toMatch(/idempotency key/);
-    expect(server.calls).toHaveLength(1);
-    expect(result.verdict).toMatchObject({ provider: "paypal", limitType: "server", retryable: true });
+    expect(result.outcome).toBe("success");
+    const keys = server.calls.map((c) => c.headers["paypal-request-id"]);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(result.attempts[0]).toMatchObject({ status: 500 });
   });
 
   it("a 403 NOT_AUTHORIZED is final: one call, no retry", async () => {
