@@ -68,6 +68,11 @@ import { typeform } from "./typeform";
 import { constantContact } from "./constantcontact";
 import { paypal } from "./paypal";
 import { brevo } from "./brevo";
+import { activecampaign } from "./activecampaign";
+import { gusto } from "./gusto";
+import { postmark } from "./postmark";
+import { ebay } from "./ebay";
+import { mailgun } from "./mailgun";
 
 export const dialects: readonly Dialect[] = [
   github,
@@ -136,6 +141,11 @@ export const dialects: readonly Dialect[] = [
   constantContact,
   paypal,
   brevo,
+  activecampaign,
+  gusto,
+  postmark,
+  ebay,
+  mailgun,
   generic,
 ];
 
